@@ -1,0 +1,1 @@
+//! Python (`@triton.jit`) to tile IR.

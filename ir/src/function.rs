@@ -1,0 +1,275 @@
+//! Functions, blocks, ops and values: the arena-with-typed-handles core.
+//!
+//! A [`Function`] owns three arenas ([`PrimaryMap`]s) — values, ops and
+//! blocks — addressed by the copyable handles [`Value`], [`Op`] and
+//! [`Block`]. Passes keep their facts in side tables
+//! ([`cranelift_entity::SecondaryMap`]) keyed by these handles instead of
+//! adding fields here. Kernel parameters are the arguments of the body block.
+//! Regions are blocks owned by an op (`for`, `if`, `while`); blocks of the
+//! structured IR have no branches, only terminators (`yield`, `condition`,
+//! `return`).
+
+use cranelift_entity::{entity_impl, PrimaryMap};
+
+use crate::ops::{ConstValue, Loc, OpKind};
+use crate::types::Type;
+
+/// An SSA value: an op result or a block argument.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(u32);
+entity_impl!(Value, "v");
+
+/// An operation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Op(u32);
+entity_impl!(Op, "op");
+
+/// A block: arguments and a list of ops.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Block(u32);
+entity_impl!(Block, "block");
+
+/// Where a value comes from.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum ValueDef {
+    /// Result `index` of `op`.
+    Result(Op, u32),
+    /// Argument `index` of `block` (kernel parameters are the body's).
+    Arg(Block, u32),
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+    /// Source-level name (a Python variable), used by the printer.
+    pub name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Debug)]
+pub struct OpData {
+    pub kind: OpKind,
+    pub operands: Vec<Value>,
+    pub results: Vec<Value>,
+    pub regions: Vec<Block>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct BlockData {
+    pub args: Vec<Value>,
+    pub ops: Vec<Op>,
+    /// The op whose region this block is; `None` for the function body.
+    pub parent: Option<Op>,
+}
+
+/// Facts about a kernel parameter from the signature: Triton's `*fp16:16`
+/// (pointer aligned to 16 bytes) and `i32:16` (integer divisible by 16).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct ParamHints {
+    /// For pointers: byte alignment. For integers: divisibility.
+    pub divisibility: Option<u32>,
+}
+
+/// A kernel parameter: a body block argument with a name and hints.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Param {
+    pub name: String,
+    pub value: Value,
+    pub hints: ParamHints,
+}
+
+/// Function-level attributes: launch configuration and the constexpr
+/// bindings the function was specialized on (kept for readers and caches).
+#[derive(Clone, PartialEq, Debug)]
+pub struct FuncAttrs {
+    pub num_warps: u32,
+    pub num_stages: u32,
+    /// `tl.constexpr` parameters and their values, in source order.
+    pub constexprs: Vec<(String, ConstValue)>,
+}
+
+impl Default for FuncAttrs {
+    fn default() -> Self {
+        FuncAttrs {
+            num_warps: 4,
+            num_stages: 3,
+            constexprs: Vec::new(),
+        }
+    }
+}
+
+/// One specialized kernel.
+#[derive(Clone, PartialEq, Debug)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<Param>,
+    pub attrs: FuncAttrs,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub ops: PrimaryMap<Op, OpData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// The body; its arguments are the parameters' values.
+    pub body: Block,
+}
+
+/// A compilation unit: the kernels compiled from one source file.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct Module {
+    /// Source file the kernels came from (for diagnostics and comments).
+    pub source_file: Option<String>,
+    pub functions: Vec<Function>,
+}
+
+impl Function {
+    /// A function with an empty body and no parameters.
+    pub fn new(name: impl Into<String>) -> Function {
+        let mut blocks = PrimaryMap::new();
+        let body = blocks.push(BlockData::default());
+        Function {
+            name: name.into(),
+            params: Vec::new(),
+            attrs: FuncAttrs::default(),
+            values: PrimaryMap::new(),
+            ops: PrimaryMap::new(),
+            blocks,
+            body,
+        }
+    }
+
+    /// Appends a parameter (a new body argument).
+    pub fn add_param(&mut self, name: impl Into<String>, ty: Type, hints: ParamHints) -> Value {
+        let name = name.into();
+        let value = self.add_block_arg(self.body, ty, Some(name.clone()));
+        self.params.push(Param { name, value, hints });
+        value
+    }
+
+    /// A new detached block (a region for an op yet to be created) with
+    /// arguments of the given types.
+    pub fn new_block(&mut self, arg_types: Vec<Type>) -> Block {
+        let block = self.blocks.push(BlockData::default());
+        for ty in arg_types {
+            self.add_block_arg(block, ty, None);
+        }
+        block
+    }
+
+    /// Appends an argument to `block`.
+    pub fn add_block_arg(&mut self, block: Block, ty: Type, name: Option<String>) -> Value {
+        let index = self.blocks[block].args.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Arg(block, index),
+            name,
+        });
+        self.blocks[block].args.push(v);
+        v
+    }
+
+    /// Creates an op with results of `result_types` and owning `regions`
+    /// (whose `parent` is set), without placing it in a block.
+    pub fn create_op(
+        &mut self,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<Type>,
+        regions: Vec<Block>,
+        loc: Loc,
+    ) -> Op {
+        let op = self.ops.push(OpData {
+            kind,
+            operands,
+            results: Vec::new(),
+            regions: regions.clone(),
+            loc,
+        });
+        for (i, ty) in result_types.into_iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(op, i as u32),
+                name: None,
+            });
+            self.ops[op].results.push(v);
+        }
+        for r in regions {
+            self.blocks[r].parent = Some(op);
+        }
+        op
+    }
+
+    /// Creates an op and appends it to `block`.
+    pub fn append_op(
+        &mut self,
+        block: Block,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<Type>,
+        regions: Vec<Block>,
+        loc: Loc,
+    ) -> Op {
+        let op = self.create_op(kind, operands, result_types, regions, loc);
+        self.blocks[block].ops.push(op);
+        op
+    }
+
+    /// Appends a one-result op to `block` and returns its result.
+    pub fn append_value(
+        &mut self,
+        block: Block,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_type: Type,
+        loc: Loc,
+    ) -> Value {
+        let op = self.append_op(block, kind, operands, vec![result_type], vec![], loc);
+        self.ops[op].results[0]
+    }
+
+    pub fn ty(&self, v: Value) -> &Type {
+        &self.values[v].ty
+    }
+
+    /// Result `i` of `op`.
+    pub fn result(&self, op: Op, i: usize) -> Value {
+        self.ops[op].results[i]
+    }
+
+    /// The op defining `v`, if it is an op result.
+    pub fn def_op(&self, v: Value) -> Option<Op> {
+        match self.values[v].def {
+            ValueDef::Result(op, _) => Some(op),
+            ValueDef::Arg(..) => None,
+        }
+    }
+
+    /// The block an op sits in (searching the parent chain of regions).
+    /// Linear in the number of blocks; analyses that need it often should
+    /// build a side table.
+    pub fn block_of(&self, op: Op) -> Option<Block> {
+        self.blocks
+            .iter()
+            .find(|(_, b)| b.ops.contains(&op))
+            .map(|(b, _)| b)
+    }
+
+    /// Calls `f` on every op reachable from the body, in program order,
+    /// entering regions right after their op (pre-order).
+    pub fn walk(&self, f: &mut impl FnMut(Op)) {
+        self.walk_block(self.body, f)
+    }
+
+    /// Pre-order walk of the ops of `block` and their regions.
+    pub fn walk_block(&self, block: Block, f: &mut impl FnMut(Op)) {
+        for &op in &self.blocks[block].ops {
+            f(op);
+            for &r in &self.ops[op].regions {
+                self.walk_block(r, f);
+            }
+        }
+    }
+
+    /// Sets the source name of a value (for printing).
+    pub fn set_name(&mut self, v: Value, name: impl Into<String>) {
+        self.values[v].name = Some(name.into());
+    }
+}

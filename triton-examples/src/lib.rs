@@ -1,0 +1,1 @@
+//! The project's Triton-style example kernels and their launch cases.
