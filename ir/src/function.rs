@@ -11,7 +11,7 @@
 
 use cranelift_entity::{entity_impl, PrimaryMap};
 
-use crate::ops::{ConstValue, Loc, OpKind};
+use crate::ops::{Loc, OpKind};
 use crate::types::Type;
 
 /// An SSA value: an op result or a block argument.
@@ -85,8 +85,10 @@ pub struct Param {
 pub struct FuncAttrs {
     pub num_warps: u32,
     pub num_stages: u32,
-    /// `tl.constexpr` parameters and their values, in source order.
-    pub constexprs: Vec<(String, ConstValue)>,
+    /// `tl.constexpr` parameters and their values as Python would write
+    /// them (`64`, `'leaky_relu'`, `tl.float16`), in source order. Only for
+    /// readers and compile caches: the IR already has them folded in.
+    pub constexprs: Vec<(String, String)>,
 }
 
 impl Default for FuncAttrs {
