@@ -1,0 +1,9 @@
+# args: --signature "*fp32, i32"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n):
+    offs = tl.arange(0, n)
+    tl.store(x_ptr + offs, offs)

@@ -1,0 +1,10 @@
+# args: --signature "*fp32, i32"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, n):
+    offs = tl.arange(0, 16)
+    x = tl.load(x_ptr + offs, msk=offs < n)
+    tl.store(x_ptr + offs, x)

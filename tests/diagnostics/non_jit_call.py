@@ -1,0 +1,14 @@
+# args: --signature "*fp32, i32"
+import triton
+import triton.language as tl
+
+
+def scale(x):
+    return x * 2
+
+
+@triton.jit
+def kernel(x_ptr, n):
+    offs = tl.arange(0, 16)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, scale(x))
