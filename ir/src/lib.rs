@@ -3,19 +3,27 @@
 //! - [`types`]: scalar, tile, block-pointer and descriptor types.
 //! - [`ops`]: the operations (Triton's TTIR, structured control flow).
 //! - [`function`]: arenas with typed handles for values, ops and blocks.
+//! - [`printer`], [`parser`]: the textual form, which round-trips exactly.
+//! - [`verifier`]: the IR's invariants, checked after every pass in tests.
 //!
 //! The IR knows nothing about Python, CUDA or warps.
 
 pub mod function;
 pub mod ops;
+pub mod parser;
+pub mod printer;
 pub mod types;
+pub mod verifier;
 
 pub use function::{
-    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value,
-    ValueData, ValueDef,
+    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value, ValueData,
+    ValueDef,
 };
 pub use ops::*;
+pub use parser::{parse_function, parse_module, parse_type, ParseError};
+pub use printer::{print_function, print_module};
 pub use types::{Elem, ScalarType, Type};
+pub use verifier::{verify_function, verify_module, VerifyError};
 
 /// Re-exported so passes can key side tables by [`Value`], [`Op`], [`Block`].
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
