@@ -634,7 +634,11 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
                 a.push("reverse".into());
             }
         }
-        OpKind::MakeBlockPtr { order } => a.push(format!("order = {}", list(order))),
+        OpKind::MakeBlockPtr { order } => {
+            if !order.is_empty() {
+                a.push(format!("order = {}", list(order)))
+            }
+        }
         OpKind::AtomicRmw {
             sem,
             scope,

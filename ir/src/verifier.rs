@@ -1,15 +1,945 @@
-//! placeholder
-use crate::function::{Function, Module};
-#[derive(Debug)]
-pub struct VerifyError;
-pub fn verify_function(_f: &Function) -> Result<(), Vec<VerifyError>> {
-    Ok(())
+//! The verifier: the invariants every pass must preserve.
+//!
+//! It checks, for each function:
+//!
+//! 1. Parameters are exactly the body block's arguments, in order, and the
+//!    body has no parent op.
+//! 2. Every block reachable from the body is the region of exactly one op,
+//!    and its `parent` is that op; ops without regions are not `for`/`if`/
+//!    `while`, and those have their number of regions (1, 2, 2).
+//! 3. Every handle (value, op, block) is in its arena, and each value's
+//!    `def` names the op result or block argument that holds it.
+//! 4. SSA dominance by region nesting: an operand is defined earlier in the
+//!    same block or in an enclosing block (block arguments included);
+//!    values defined inside a region are not visible after it.
+//! 5. Each block ends with exactly one terminator of the right kind:
+//!    `return` in the body, `yield` in `for`/`if` regions and in a `while`'s
+//!    after region, `condition` in a `while`'s before region.
+//! 6. Operand and result counts per op kind, with optional operands
+//!    announced by flags (`has_mask`, `has_other`) and rank-dependent counts
+//!    for block pointers and tensor descriptors.
+//! 7. Types per op kind: elementwise ops have equal operand/result types;
+//!    `cmp` gives `i1` of the operand shape; `splat` scalar -> tile of the
+//!    same element; `broadcast` grows size-1 dims; `expand_dims`, `trans`,
+//!    `reshape` shapes; `dot` is `MxK @ KxN + MxN`; `reduce` drops its axis
+//!    (argmax/argmin give `i32`); loads and stores match the pointee and
+//!    shape of their pointer; `addptr` is pointer + integer of one shape;
+//!    `make_range` has `end - start` elements, a power of two; constants
+//!    match their result's element kind.
+//! 8. Structured control flow: `for` bounds are integer scalars of one
+//!    type, block args are `(iv, iter_args)` typed like `(lb, inits)`, and
+//!    results and yields match the inits; `if` takes an `i1` scalar and both
+//!    yields match its results; `while`'s before args match the inits, its
+//!    `condition` forwards the result types, the after args take them, and
+//!    the after yield matches the inits.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::function::{Block, Function, Module, Op, OpData, Value, ValueDef};
+use crate::ops::*;
+use crate::printer::op_name;
+use crate::types::{Elem, ScalarType, Type};
+
+/// One violated invariant.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct VerifyError {
+    pub function: String,
+    /// The printed kind name of the offending op (`add`, `cmp.lt`), if any.
+    pub op: Option<String>,
+    pub loc: Loc,
+    pub message: String,
 }
-pub fn verify_module(_m: &Module) -> Result<(), Vec<VerifyError>> {
-    Ok(())
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "@{}: ", self.function)?;
+        if let Some(op) = &self.op {
+            write!(f, "'{op}'")?;
+            if self.loc.is_known() {
+                write!(f, " at {}:{}", self.loc.line, self.loc.col)?;
+            }
+            f.write_str(": ")?;
+        }
+        f.write_str(&self.message)
+    }
 }
-impl std::fmt::Display for VerifyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("todo")
+
+impl std::error::Error for VerifyError {}
+
+pub fn verify_module(m: &Module) -> Result<(), Vec<VerifyError>> {
+    let errors: Vec<VerifyError> = m
+        .functions
+        .iter()
+        .filter_map(|f| verify_function(f).err())
+        .flatten()
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
+    let mut v = Verifier {
+        f,
+        errors: Vec::new(),
+        visible: HashSet::new(),
+        seen_blocks: HashSet::new(),
+        seen_ops: HashSet::new(),
+    };
+    v.function();
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(v.errors)
+    }
+}
+
+/// Which terminator a block must end with.
+#[derive(Clone, Copy, PartialEq)]
+enum BlockRole {
+    Body,
+    YieldRegion,
+    WhileBefore,
+}
+
+struct Verifier<'a> {
+    f: &'a Function,
+    errors: Vec<VerifyError>,
+    /// Values visible at the current point (dominance by region nesting).
+    visible: HashSet<Value>,
+    seen_blocks: HashSet<Block>,
+    seen_ops: HashSet<Op>,
+}
+
+impl Verifier<'_> {
+    fn error(&mut self, op: Option<Op>, message: impl Into<String>) {
+        let (name, loc) = match op.and_then(|o| self.f.ops.get(o)) {
+            Some(d) => (Some(op_name(&d.kind)), d.loc),
+            None => (None, Loc::UNKNOWN),
+        };
+        self.errors.push(VerifyError {
+            function: self.f.name.clone(),
+            op: name,
+            loc,
+            message: message.into(),
+        });
+    }
+
+    fn function(&mut self) {
+        let f = self.f;
+        let Some(body) = f.blocks.get(f.body) else {
+            self.error(None, "the body block is not in the block arena");
+            return;
+        };
+        if body.parent.is_some() {
+            self.error(None, "the body block has a parent op");
+        }
+        let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
+        if params != body.args {
+            self.error(
+                None,
+                format!(
+                    "parameters ({} values) are not the body's arguments ({} values)",
+                    params.len(),
+                    body.args.len()
+                ),
+            );
+        }
+        self.block(f.body, None, BlockRole::Body);
+    }
+
+    /// Checks `block` (region of `parent`) and its ops, then hides what it
+    /// defined.
+    fn block(&mut self, block: Block, parent: Option<Op>, role: BlockRole) {
+        let f = self.f;
+        if !self.seen_blocks.insert(block) {
+            self.error(parent, format!("{block} is used as a region twice"));
+            return;
+        }
+        let Some(data) = f.blocks.get(block) else {
+            self.error(parent, format!("{block} is not in the block arena"));
+            return;
+        };
+        if data.parent != parent {
+            let msg = match parent {
+                Some(_) => format!("region {block} does not name this op as its parent"),
+                None => "the body block has a parent op".into(),
+            };
+            self.error(parent, msg);
+        }
+        let mut defined = Vec::new();
+        for (i, &a) in data.args.iter().enumerate() {
+            match f.values.get(a) {
+                None => self.error(parent, format!("block argument {a} is not in the arena")),
+                Some(d) if d.def != ValueDef::Arg(block, i as u32) => self.error(
+                    parent,
+                    format!("value {a} is argument {i} of {block} but its def says otherwise"),
+                ),
+                Some(_) => {}
+            }
+            if self.visible.insert(a) {
+                defined.push(a);
+            }
+        }
+        let terminator_ok = |k: &OpKind| match role {
+            BlockRole::Body => matches!(k, OpKind::Return),
+            BlockRole::YieldRegion => matches!(k, OpKind::Yield),
+            BlockRole::WhileBefore => matches!(k, OpKind::Condition),
+        };
+        let wanted = match role {
+            BlockRole::Body => "return",
+            BlockRole::YieldRegion => "yield",
+            BlockRole::WhileBefore => "condition",
+        };
+        let n = data.ops.len();
+        for (i, &op) in data.ops.iter().enumerate() {
+            let Some(d) = f.ops.get(op) else {
+                self.error(parent, format!("{op} is not in the op arena"));
+                continue;
+            };
+            if !self.seen_ops.insert(op) {
+                self.error(Some(op), "op appears twice in the function");
+                continue;
+            }
+            let last = i + 1 == n;
+            if d.kind.is_terminator() && !last {
+                self.error(Some(op), "terminator in the middle of a block");
+            } else if last && !terminator_ok(&d.kind) {
+                self.error(
+                    Some(op),
+                    format!("block must end with '{wanted}', not with this op"),
+                );
+            }
+            self.op(op, d);
+            for (r, &v) in d.results.iter().enumerate() {
+                match f.values.get(v) {
+                    None => self.error(Some(op), format!("result {v} is not in the arena")),
+                    Some(vd) if vd.def != ValueDef::Result(op, r as u32) => self.error(
+                        Some(op),
+                        format!("value {v} is result {r} but its def says otherwise"),
+                    ),
+                    Some(_) => {}
+                }
+                if self.visible.insert(v) {
+                    defined.push(v);
+                } else {
+                    self.error(Some(op), format!("value {v} is defined twice"));
+                }
+            }
+        }
+        if n == 0 {
+            self.error(
+                parent,
+                format!("{block} is empty: it must end with '{wanted}'"),
+            );
+        }
+        for v in defined {
+            self.visible.remove(&v);
+        }
+    }
+
+    fn op(&mut self, op: Op, d: &OpData) {
+        let mut operands_ok = true;
+        for (i, &v) in d.operands.iter().enumerate() {
+            if self.f.values.get(v).is_none() {
+                self.error(Some(op), format!("operand {i} ({v}) is not in the arena"));
+                operands_ok = false;
+            } else if !self.visible.contains(&v) {
+                self.error(
+                    Some(op),
+                    format!("operand {i} is not defined before this op in an enclosing block"),
+                );
+            }
+        }
+        let results_ok = d.results.iter().all(|&v| self.f.values.get(v).is_some());
+        let wanted_regions = match d.kind {
+            OpKind::For(_) => 1,
+            OpKind::If | OpKind::While => 2,
+            _ => 0,
+        };
+        if d.regions.len() != wanted_regions {
+            self.error(
+                Some(op),
+                format!(
+                    "expected {wanted_regions} region(s), found {}",
+                    d.regions.len()
+                ),
+            );
+            return;
+        }
+        let roles: &[BlockRole] = match d.kind {
+            OpKind::While => &[BlockRole::WhileBefore, BlockRole::YieldRegion],
+            _ => &[BlockRole::YieldRegion, BlockRole::YieldRegion],
+        };
+        let mut regions_ok = true;
+        for (&r, &role) in d.regions.iter().zip(roles) {
+            regions_ok &= self.f.blocks.get(r).is_some();
+            self.block(r, Some(op), role);
+        }
+        if operands_ok && results_ok && regions_ok {
+            if let Err(msg) = (Types { f: self.f, d }).check() {
+                self.error(Some(op), msg);
+            }
+        }
+    }
+}
+
+/// Per-kind count and type rules for one op whose handles are all valid.
+struct Types<'a> {
+    f: &'a Function,
+    d: &'a OpData,
+}
+
+type Check = Result<(), String>;
+
+fn shape_str(s: &[u32]) -> String {
+    let dims: Vec<String> = s.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+fn is_int_scalar(t: &Type) -> bool {
+    matches!(t, Type::Scalar(Elem::Scalar(s)) if s.is_int())
+}
+
+fn elem_bits(e: Elem) -> u32 {
+    match e {
+        Elem::Scalar(s) => s.bits(),
+        Elem::Ptr(_) => 64,
+    }
+}
+
+/// Scalar or tile (not a block pointer or descriptor).
+fn is_value_like(t: &Type) -> bool {
+    matches!(t, Type::Scalar(_) | Type::Tensor { .. })
+}
+
+impl Types<'_> {
+    fn operand(&self, i: usize) -> &Type {
+        &self.f.values[self.d.operands[i]].ty
+    }
+    fn result(&self, i: usize) -> &Type {
+        &self.f.values[self.d.results[i]].ty
+    }
+    fn operands(&self, n: usize) -> Check {
+        let m = self.d.operands.len();
+        if m == n {
+            Ok(())
+        } else {
+            Err(format!("expected {n} operand(s), found {m}"))
+        }
+    }
+    fn results(&self, n: usize) -> Check {
+        let m = self.d.results.len();
+        if m == n {
+            Ok(())
+        } else {
+            Err(format!("expected {n} result(s), found {m}"))
+        }
+    }
+    fn counts(&self, operands: usize, results: usize) -> Check {
+        self.operands(operands)?;
+        self.results(results)
+    }
+    fn same(&self, what: &str, a: &Type, b: &Type) -> Check {
+        if a == b {
+            Ok(())
+        } else {
+            Err(format!("{what}: {a} vs {b}"))
+        }
+    }
+    fn region_block(&self, i: usize) -> &crate::function::BlockData {
+        &self.f.blocks[self.d.regions[i]]
+    }
+    fn types(&self, vs: &[Value]) -> Vec<Type> {
+        vs.iter().map(|&v| self.f.values[v].ty.clone()).collect()
+    }
+    /// Operand types of the terminator of region `i`, if it has `kind`.
+    fn terminator_types(&self, i: usize, kind: &OpKind) -> Option<Vec<Type>> {
+        let b = self.region_block(i);
+        let d = self.f.ops.get(*b.ops.last()?)?;
+        if d.kind != *kind || d.operands.iter().any(|&v| self.f.values.get(v).is_none()) {
+            return None;
+        }
+        Some(self.types(&d.operands))
+    }
+    fn list_types(tys: &[Type]) -> String {
+        let s: Vec<String> = tys.iter().map(|t| t.to_string()).collect();
+        format!("({})", s.join(", "))
+    }
+    fn same_list(&self, what: &str, a: &[Type], b: &[Type]) -> Check {
+        if a == b {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what}: {} vs {}",
+                Self::list_types(a),
+                Self::list_types(b)
+            ))
+        }
+    }
+    /// `mask` (operand `i`) is `i1` of the shape of `like`.
+    fn mask(&self, i: usize, like: &Type) -> Check {
+        let m = self.operand(i);
+        let want = like.with_elem(Elem::Scalar(ScalarType::I1));
+        if is_value_like(like) && *m == want {
+            Ok(())
+        } else {
+            Err(format!("mask must be {want}, found {m}"))
+        }
+    }
+    /// Operands `from..from+n` are integer scalars.
+    fn int_scalars(&self, from: usize, n: usize, what: &str) -> Check {
+        for i in from..from + n {
+            let t = self.operand(i);
+            if !is_int_scalar(t) {
+                return Err(format!(
+                    "{what} (operand {i}) must be an integer scalar, found {t}"
+                ));
+            }
+        }
+        Ok(())
+    }
+    /// What a load through `ptr` reads (and a store writes).
+    fn pointee_value(&self, ptr: &Type) -> Result<Type, String> {
+        match ptr {
+            Type::Scalar(Elem::Ptr(p))
+            | Type::Tensor {
+                elem: Elem::Ptr(p), ..
+            } => Ok(ptr.with_elem(Elem::Scalar(*p))),
+            Type::BlockPtr { pointee, shape } => {
+                Ok(Type::tensor(shape.clone(), Elem::Scalar(*pointee)))
+            }
+            t => Err(format!("expected a pointer or block pointer, found {t}")),
+        }
+    }
+    fn boundary_check(&self, ptr: &Type, dims: &[u32]) -> Check {
+        if dims.is_empty() {
+            return Ok(());
+        }
+        match ptr {
+            Type::BlockPtr { shape, .. } => match dims.iter().find(|&&d| d as usize >= shape.len())
+            {
+                Some(d) => Err(format!("boundary_check dimension {d} out of range")),
+                None => Ok(()),
+            },
+            _ => Err("boundary_check needs a block pointer".into()),
+        }
+    }
+
+    fn check(&self) -> Check {
+        let d = self.d;
+        match &d.kind {
+            OpKind::Constant(c) => {
+                self.counts(0, 1)?;
+                let t = self.result(0);
+                let Some(s) = t.scalar_type().filter(|_| is_value_like(t)) else {
+                    return Err(format!("constant of type {t}"));
+                };
+                let ok = match c {
+                    ConstValue::Int(_) => s.is_int(),
+                    ConstValue::Float(_) => s.is_float(),
+                    ConstValue::Bool(_) => s == ScalarType::I1,
+                };
+                if !ok {
+                    return Err(format!("constant {c:?} cannot have type {t}"));
+                }
+            }
+            OpKind::ProgramId(_) | OpKind::NumPrograms(_) => {
+                self.counts(0, 1)?;
+                self.same("result must be i32", self.result(0), &Type::I32)?;
+            }
+            OpKind::MakeRange { start, end } => {
+                self.counts(0, 1)?;
+                let n = *end as i64 - *start as i64;
+                if n <= 0 || (n & (n - 1)) != 0 {
+                    return Err(format!(
+                        "range size end - start = {n} must be a positive power of two"
+                    ));
+                }
+                let want = Type::tensor(vec![n as u32], Elem::Scalar(ScalarType::I32));
+                self.same(
+                    "result must have end - start i32 elements",
+                    self.result(0),
+                    &want,
+                )?;
+            }
+            OpKind::Splat => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                match (a, r) {
+                    (Type::Scalar(e), Type::Tensor { elem, .. }) if e == elem => {}
+                    _ => {
+                        return Err(format!(
+                            "splat must take a scalar to a tile of its type: {a} -> {r}"
+                        ))
+                    }
+                }
+            }
+            OpKind::Broadcast => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                let ok = match (a, r) {
+                    (Type::Tensor { shape: s, elem: e }, Type::Tensor { shape: t, elem: f }) => {
+                        e == f
+                            && s.len() == t.len()
+                            && s.iter().zip(t).all(|(x, y)| x == y || *x == 1)
+                    }
+                    _ => false,
+                };
+                if !ok {
+                    return Err(format!("cannot broadcast {a} to {r}"));
+                }
+            }
+            OpKind::ExpandDims { axis } => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                let (Type::Tensor { shape, elem }, true) = (a, r.is_tensor()) else {
+                    return Err(format!("expand_dims of {a} to {r}"));
+                };
+                if *axis as usize > shape.len() {
+                    return Err(format!("axis {axis} out of range for {a}"));
+                }
+                let mut s = shape.clone();
+                s.insert(*axis as usize, 1);
+                self.same("result", r, &Type::tensor(s, *elem))?;
+            }
+            OpKind::Reshape => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                if !(a.is_tensor()
+                    && r.is_tensor()
+                    && a.elem() == r.elem()
+                    && a.numel() == r.numel())
+                {
+                    return Err(format!("cannot reshape {a} to {r}"));
+                }
+            }
+            OpKind::Trans { perm } => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                let Type::Tensor { shape, elem } = a else {
+                    return Err(format!("trans of {a}"));
+                };
+                let mut sorted = perm.clone();
+                sorted.sort_unstable();
+                if sorted != (0..shape.len() as u32).collect::<Vec<_>>() {
+                    return Err(format!(
+                        "perm {} is not a permutation of the {} dims",
+                        shape_str(perm),
+                        shape.len()
+                    ));
+                }
+                let s = perm.iter().map(|&p| shape[p as usize]).collect();
+                self.same("result", r, &Type::tensor(s, *elem))?;
+            }
+            OpKind::Binary(b) => {
+                self.counts(2, 1)?;
+                self.same("operand types differ", self.operand(0), self.operand(1))?;
+                self.same(
+                    "result type differs from operands",
+                    self.result(0),
+                    self.operand(0),
+                )?;
+                let t = self.operand(0);
+                let s = t.scalar_type().filter(|_| is_value_like(t));
+                let ok = match (b, s) {
+                    (_, None) => false,
+                    (
+                        BinaryOp::And
+                        | BinaryOp::Or
+                        | BinaryOp::Xor
+                        | BinaryOp::Shl
+                        | BinaryOp::Shr
+                        | BinaryOp::IDiv,
+                        Some(s),
+                    ) => s.is_int(),
+                    (BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2, Some(s)) => s.is_float(),
+                    _ => true,
+                };
+                if !ok {
+                    return Err(format!("not defined on {t}"));
+                }
+            }
+            OpKind::Unary(u) => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                let Some(s) = a.scalar_type().filter(|_| is_value_like(a)) else {
+                    return Err(format!("not defined on {a}"));
+                };
+                if u.float_only() && !s.is_float() {
+                    return Err(format!("not defined on {a}"));
+                }
+                let want = if matches!(u, UnaryOp::IsNan | UnaryOp::IsInf) {
+                    a.with_elem(Elem::Scalar(ScalarType::I1))
+                } else {
+                    a.clone()
+                };
+                self.same("result", r, &want)?;
+            }
+            OpKind::Fma => {
+                self.counts(3, 1)?;
+                for i in 1..3 {
+                    self.same("operand types differ", self.operand(0), self.operand(i))?;
+                }
+                self.same(
+                    "result type differs from operands",
+                    self.result(0),
+                    self.operand(0),
+                )?;
+                if !self.operand(0).scalar_type().is_some_and(|s| s.is_float()) {
+                    return Err(format!("fma on {}", self.operand(0)));
+                }
+            }
+            OpKind::Cmp(_) => {
+                self.counts(2, 1)?;
+                let a = self.operand(0);
+                self.same("operand types differ", a, self.operand(1))?;
+                if !is_value_like(a) {
+                    return Err(format!("cannot compare {a}"));
+                }
+                self.same(
+                    "result must be i1 of the operand shape",
+                    self.result(0),
+                    &a.with_elem(Elem::Scalar(ScalarType::I1)),
+                )?;
+            }
+            OpKind::Select => {
+                self.counts(3, 1)?;
+                let (c, a, b, r) = (
+                    self.operand(0),
+                    self.operand(1),
+                    self.operand(2),
+                    self.result(0),
+                );
+                self.same("operand types differ", a, b)?;
+                self.same("result type differs from operands", r, a)?;
+                let i1 = Elem::Scalar(ScalarType::I1);
+                if !(*c == Type::Scalar(i1) || (is_value_like(a) && *c == a.with_elem(i1))) {
+                    return Err(format!(
+                        "condition must be i1 (scalar or of shape {}), found {c}",
+                        shape_str(a.shape())
+                    ));
+                }
+            }
+            OpKind::Cast { .. } | OpKind::Bitcast => {
+                self.counts(1, 1)?;
+                let (a, r) = (self.operand(0), self.result(0));
+                let ok = is_value_like(a)
+                    && is_value_like(r)
+                    && a.shape() == r.shape()
+                    && a.is_tensor() == r.is_tensor();
+                if !ok {
+                    return Err(format!("cannot convert {a} to {r}"));
+                }
+                if matches!(d.kind, OpKind::Bitcast) {
+                    let (ea, er) = (a.elem().map(elem_bits), r.elem().map(elem_bits));
+                    if ea != er {
+                        return Err(format!("bitcast between widths: {a} to {r}"));
+                    }
+                }
+            }
+            OpKind::AddPtr => {
+                self.counts(2, 1)?;
+                let (p, o) = (self.operand(0), self.operand(1));
+                let ok = is_value_like(p)
+                    && p.elem().is_some_and(Elem::is_ptr)
+                    && o.scalar_type().is_some_and(|s| s.is_int())
+                    && p.shape() == o.shape()
+                    && p.is_tensor() == o.is_tensor();
+                if !ok {
+                    return Err(format!(
+                        "addptr needs a pointer and an integer offset of one shape: {p}, {o}"
+                    ));
+                }
+                self.same("result type differs from the pointer", self.result(0), p)?;
+            }
+            OpKind::Load {
+                has_mask,
+                has_other,
+                boundary_check,
+                ..
+            } => {
+                self.counts(1 + *has_mask as usize + *has_other as usize, 1)?;
+                let p = self.operand(0);
+                let want = self.pointee_value(p)?;
+                self.same("result must be the pointee", self.result(0), &want)?;
+                if *has_mask {
+                    self.mask(1, &want)?;
+                }
+                if *has_other {
+                    let other = self.operand(1 + *has_mask as usize);
+                    self.same("'other' must have the result type", other, &want)?;
+                }
+                self.boundary_check(p, boundary_check)?;
+            }
+            OpKind::Store {
+                has_mask,
+                boundary_check,
+                ..
+            } => {
+                self.counts(2 + *has_mask as usize, 0)?;
+                let p = self.operand(0);
+                let want = self.pointee_value(p)?;
+                self.same("stored value must be the pointee", self.operand(1), &want)?;
+                if *has_mask {
+                    self.mask(2, &want)?;
+                }
+                self.boundary_check(p, boundary_check)?;
+            }
+            OpKind::Dot { .. } => {
+                self.counts(3, 1)?;
+                let (a, b, c) = (self.operand(0), self.operand(1), self.operand(2));
+                let (sa, sb, sc) = (a.shape(), b.shape(), c.shape());
+                let ok = a.is_tensor()
+                    && b.is_tensor()
+                    && c.is_tensor()
+                    && sa.len() == 2
+                    && sb.len() == 2
+                    && sc.len() == 2
+                    && sa[1] == sb[0]
+                    && sa[0] == sc[0]
+                    && sb[1] == sc[1];
+                if !ok {
+                    return Err(format!("dot shapes must be MxK, KxN, MxN: {a}, {b}, {c}"));
+                }
+                if a.elem() != b.elem() {
+                    return Err(format!("dot operands of different element types: {a}, {b}"));
+                }
+                self.same("result must have the accumulator's type", self.result(0), c)?;
+            }
+            OpKind::Reduce { kind, axis } => {
+                self.counts(1, 1)?;
+                let a = self.operand(0);
+                let Type::Tensor { shape, elem } = a else {
+                    return Err(format!("reduce of {a}"));
+                };
+                if *axis as usize >= shape.len() {
+                    return Err(format!("axis {axis} out of range for {a}"));
+                }
+                let elem = if matches!(kind, ReduceKind::Argmax | ReduceKind::Argmin) {
+                    Elem::Scalar(ScalarType::I32)
+                } else {
+                    *elem
+                };
+                let mut s = shape.clone();
+                s.remove(*axis as usize);
+                let want = if s.is_empty() {
+                    Type::Scalar(elem)
+                } else {
+                    Type::tensor(s, elem)
+                };
+                self.same("result", self.result(0), &want)?;
+            }
+            OpKind::Scan { axis, .. } => {
+                self.counts(1, 1)?;
+                let a = self.operand(0);
+                if !a.is_tensor() || *axis as usize >= a.shape().len() {
+                    return Err(format!("scan axis {axis} on {a}"));
+                }
+                self.same("result", self.result(0), a)?;
+            }
+            OpKind::MakeBlockPtr { order } => {
+                self.results(1)?;
+                let r = self.result(0);
+                let Type::BlockPtr { pointee, shape } = r else {
+                    return Err(format!("result must be a block pointer, found {r}"));
+                };
+                let rank = shape.len();
+                self.operands(1 + 3 * rank)?;
+                self.same(
+                    "base must point to the block's element",
+                    self.operand(0),
+                    &Type::ptr(*pointee),
+                )?;
+                self.int_scalars(1, 3 * rank, "shape, stride or offset")?;
+                let mut sorted = order.clone();
+                sorted.sort_unstable();
+                if !order.is_empty() && sorted != (0..rank as u32).collect::<Vec<_>>() {
+                    return Err(format!(
+                        "order {} is not a permutation of {rank} dims",
+                        shape_str(order)
+                    ));
+                }
+            }
+            OpKind::Advance => {
+                self.results(1)?;
+                let Some(p) = d.operands.first().map(|&v| &self.f.values[v].ty) else {
+                    return self.operands(1);
+                };
+                let Type::BlockPtr { shape, .. } = p else {
+                    return Err(format!("advance of {p}"));
+                };
+                self.operands(1 + shape.len())?;
+                self.int_scalars(1, shape.len(), "offset")?;
+                self.same("result", self.result(0), p)?;
+            }
+            OpKind::MakeTensorDesc => {
+                self.results(1)?;
+                let r = self.result(0);
+                let Type::TensorDesc { elem, block } = r else {
+                    return Err(format!("result must be a tensor descriptor, found {r}"));
+                };
+                self.operands(1 + 2 * block.len())?;
+                self.same(
+                    "base must point to the descriptor's element",
+                    self.operand(0),
+                    &Type::ptr(*elem),
+                )?;
+                self.int_scalars(1, 2 * block.len(), "shape or stride")?;
+            }
+            OpKind::DescLoad | OpKind::DescStore => {
+                let store = matches!(d.kind, OpKind::DescStore);
+                self.results(if store { 0 } else { 1 })?;
+                let Some(p) = d.operands.first().map(|&v| &self.f.values[v].ty) else {
+                    return self.operands(1);
+                };
+                let Type::TensorDesc { elem, block } = p else {
+                    return Err(format!("expected a tensor descriptor, found {p}"));
+                };
+                let rank = block.len();
+                let first_offset = 1 + store as usize;
+                self.operands(first_offset + rank)?;
+                self.int_scalars(first_offset, rank, "offset")?;
+                let tile = Type::tensor(block.clone(), Elem::Scalar(*elem));
+                if store {
+                    self.same("stored value must be the block", self.operand(1), &tile)?;
+                } else {
+                    self.same("result must be the block", self.result(0), &tile)?;
+                }
+            }
+            OpKind::AtomicRmw { has_mask, .. } => {
+                self.counts(2 + *has_mask as usize, 1)?;
+                let p = self.operand(0);
+                if matches!(p, Type::BlockPtr { .. }) {
+                    return Err("atomics need plain pointers".into());
+                }
+                let want = self.pointee_value(p)?;
+                self.same("value must be the pointee", self.operand(1), &want)?;
+                self.same("result must be the pointee", self.result(0), &want)?;
+                if *has_mask {
+                    self.mask(2, &want)?;
+                }
+            }
+            OpKind::AtomicCas { .. } => {
+                self.counts(3, 1)?;
+                let p = self.operand(0);
+                if matches!(p, Type::BlockPtr { .. }) {
+                    return Err("atomics need plain pointers".into());
+                }
+                let want = self.pointee_value(p)?;
+                self.same("compared value must be the pointee", self.operand(1), &want)?;
+                self.same("value must be the pointee", self.operand(2), &want)?;
+                self.same("result must be the pointee", self.result(0), &want)?;
+            }
+            OpKind::Hint {
+                multiple_of,
+                max_contiguous,
+                max_constancy,
+            } => {
+                self.counts(1, 1)?;
+                let a = self.operand(0);
+                self.same("result", self.result(0), a)?;
+                let rank = a.shape().len().max(1);
+                for (name, l) in [
+                    ("multiple_of", multiple_of),
+                    ("max_contiguous", max_contiguous),
+                    ("max_constancy", max_constancy),
+                ] {
+                    if !l.is_empty() && l.len() != rank {
+                        return Err(format!("{name} has {} entries for {rank} dim(s)", l.len()));
+                    }
+                }
+            }
+            OpKind::For(_) => {
+                if d.operands.len() < 3 {
+                    return Err(format!(
+                        "expected at least 3 operands (lb, ub, step), found {}",
+                        d.operands.len()
+                    ));
+                }
+                let lb = self.operand(0);
+                if !is_int_scalar(lb) {
+                    return Err(format!("loop bounds must be integer scalars, found {lb}"));
+                }
+                self.same("bounds and step must have one type", self.operand(1), lb)?;
+                self.same("bounds and step must have one type", self.operand(2), lb)?;
+                let inits = self.types(&d.operands[3..]);
+                let args = self.types(&self.region_block(0).args);
+                let mut want_args = vec![lb.clone()];
+                want_args.extend(inits.iter().cloned());
+                self.same_list(
+                    "block arguments must be (iv, iter_args) typed like (lb, inits)",
+                    &args,
+                    &want_args,
+                )?;
+                self.same_list(
+                    "results must match the inits",
+                    &self.types(&d.results),
+                    &inits,
+                )?;
+                if let Some(y) = self.terminator_types(0, &OpKind::Yield) {
+                    self.same_list("yielded values must match the inits", &y, &inits)?;
+                }
+            }
+            OpKind::If => {
+                self.operands(1)?;
+                self.same("condition must be i1", self.operand(0), &Type::I1)?;
+                let results = self.types(&d.results);
+                for (i, which) in [(0, "then"), (1, "else")] {
+                    if !self.region_block(i).args.is_empty() {
+                        return Err(format!("the {which} region must have no arguments"));
+                    }
+                    if let Some(y) = self.terminator_types(i, &OpKind::Yield) {
+                        self.same_list(
+                            &format!("{which} yield must match the results"),
+                            &y,
+                            &results,
+                        )?;
+                    }
+                }
+            }
+            OpKind::While => {
+                let inits = self.types(&d.operands);
+                let results = self.types(&d.results);
+                self.same_list(
+                    "before-region arguments must match the inits",
+                    &self.types(&self.region_block(0).args),
+                    &inits,
+                )?;
+                if let Some(c) = self.terminator_types(0, &OpKind::Condition) {
+                    if c.first() != Some(&Type::I1) {
+                        return Err("condition's first operand must be an i1 scalar".into());
+                    }
+                    self.same_list("forwarded values must match the results", &c[1..], &results)?;
+                }
+                self.same_list(
+                    "after-region arguments must match the results",
+                    &self.types(&self.region_block(1).args),
+                    &results,
+                )?;
+                if let Some(y) = self.terminator_types(1, &OpKind::Yield) {
+                    self.same_list("after yield must match the inits", &y, &inits)?;
+                }
+            }
+            OpKind::Yield | OpKind::Print { .. } => self.results(0)?,
+            OpKind::Condition => {
+                self.results(0)?;
+                if d.operands.is_empty() {
+                    return Err("condition needs an i1 operand".into());
+                }
+            }
+            OpKind::Return | OpKind::DebugBarrier => self.counts(0, 0)?,
+            OpKind::Assert { .. } => {
+                self.counts(1, 0)?;
+                let c = self.operand(0);
+                if c.scalar_type() != Some(ScalarType::I1) || !is_value_like(c) {
+                    return Err(format!("assert condition must be i1, found {c}"));
+                }
+            }
+        }
+        Ok(())
     }
 }
