@@ -100,7 +100,13 @@ struct Parser<'a> {
     pos: usize,
     /// Values by printed name (without `%`) in the function being parsed.
     values: HashMap<String, Value>,
+    /// Nesting of regions being parsed; bounded so that hostile input
+    /// cannot overflow the stack.
+    depth: usize,
 }
+
+/// Deepest region nesting accepted.
+const MAX_DEPTH: usize = 200;
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Parser<'a> {
@@ -108,6 +114,7 @@ impl<'a> Parser<'a> {
             src,
             pos: 0,
             values: HashMap::new(),
+            depth: 0,
         }
     }
 
@@ -648,6 +655,16 @@ impl<'a> Parser<'a> {
 
     /// Ops up to and including the closing `}` of a block.
     fn block_ops(&mut self, f: &mut Function, block: Block) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(format!("regions nested deeper than {MAX_DEPTH}")));
+        }
+        self.depth += 1;
+        let result = self.block_ops_inner(f, block);
+        self.depth -= 1;
+        result
+    }
+
+    fn block_ops_inner(&mut self, f: &mut Function, block: Block) -> PResult<()> {
         loop {
             if self.eat("}") {
                 return Ok(());
