@@ -568,10 +568,8 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
         }
         OpKind::ExpandDims { axis } => a.push(format!("axis = {axis}")),
         OpKind::Trans { perm } => a.push(format!("perm = {}", list(perm))),
-        OpKind::Cast { rounding } => {
-            if *rounding != Rounding::default() {
-                a.push(format!("rounding = {}", rounding_name(*rounding)));
-            }
+        OpKind::Cast { rounding } if *rounding != Rounding::default() => {
+            a.push(format!("rounding = {}", rounding_name(*rounding)));
         }
         OpKind::Load {
             has_mask,
@@ -634,10 +632,8 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
                 a.push("reverse".into());
             }
         }
-        OpKind::MakeBlockPtr { order } => {
-            if !order.is_empty() {
-                a.push(format!("order = {}", list(order)))
-            }
+        OpKind::MakeBlockPtr { order } if !order.is_empty() => {
+            a.push(format!("order = {}", list(order)));
         }
         OpKind::AtomicRmw {
             sem,
