@@ -7,12 +7,13 @@
 //! The IR knows nothing about Python, CUDA or warps.
 
 pub mod function;
+pub mod interp;
 pub mod ops;
 pub mod types;
 
 pub use function::{
-    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value,
-    ValueData, ValueDef,
+    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value, ValueData,
+    ValueDef,
 };
 pub use ops::*;
 pub use types::{Elem, ScalarType, Type};

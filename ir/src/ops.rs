@@ -7,7 +7,6 @@
 //! conventions of each kind are documented on the variant; the verifier
 //! checks them.
 
-
 /// Grid axis of `program_id` / `num_programs`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Axis {
@@ -585,10 +584,7 @@ pub enum OpKind {
 impl OpKind {
     /// Terminators end a block: nothing may follow them.
     pub fn is_terminator(&self) -> bool {
-        matches!(
-            self,
-            OpKind::Yield | OpKind::Condition | OpKind::Return
-        )
+        matches!(self, OpKind::Yield | OpKind::Condition | OpKind::Return)
     }
 
     /// Ops without side effects whose results may be recomputed, moved or
@@ -633,4 +629,3 @@ impl Loc {
         self.line != 0
     }
 }
-

@@ -233,7 +233,10 @@ pub enum Type {
     Tensor { shape: Vec<u32>, elem: Elem },
     /// A block pointer (`tl.make_block_ptr`): `block_ptr<tensor<64x32xf16>>`.
     /// Describes a tile of `shape` inside a strided global tensor.
-    BlockPtr { pointee: ScalarType, shape: Vec<u32> },
+    BlockPtr {
+        pointee: ScalarType,
+        shape: Vec<u32>,
+    },
     /// A tensor descriptor (`tl.make_tensor_descriptor`):
     /// `tensordesc<tensor<64x32xf16>>`; loads and stores move `block` tiles.
     TensorDesc { elem: ScalarType, block: Vec<u32> },
