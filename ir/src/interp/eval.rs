@@ -177,6 +177,19 @@ fn int_lt(st: ScalarType, a: i64, b: i64) -> bool {
     }
 }
 
+/// Checks that every tile has `n` elements or one (which broadcasts).
+fn check_lanes(n: usize, tiles: &[&Tile]) -> R<()> {
+    for t in tiles {
+        if t.numel() != n && t.numel() != 1 {
+            return Err(format!(
+                "operand of shape {:?} does not match {n} lanes",
+                t.shape
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Formats lane `i` of a tile of `shape` as `lane i (index [r, c])`.
 fn lane_desc(i: usize, shape: &[u32]) -> String {
     if shape.len() <= 1 {
@@ -438,8 +451,16 @@ impl Interp<'_> {
                         std::iter::repeat_n(x.get(0), n),
                     ));
                 }
-                if x.shape.len() != out_shape.len() {
-                    return Err("broadcast changes the rank".into());
+                if x.shape.len() != out_shape.len()
+                    || x.shape
+                        .iter()
+                        .zip(&out_shape)
+                        .any(|(&a, &b)| a != b && a != 1)
+                {
+                    return Err(format!(
+                        "cannot broadcast shape {:?} to {out_shape:?}",
+                        x.shape
+                    ));
                 }
                 let src = strides_of(&x.shape);
                 let strides: Vec<usize> = (0..out_shape.len())
@@ -473,7 +494,8 @@ impl Interp<'_> {
                 let (x, y) = (as_tile(&x)?, as_tile(&y)?);
                 let elem = res_elem(0)?;
                 let st = scalar_type_of(elem);
-                let n = x.numel().max(y.numel());
+                let n = res_ty(0)?.numel() as usize;
+                check_lanes(n, &[x, y])?;
                 let nums = (0..n)
                     .map(|i| binary(*b, st, x.get(i), y.get(i)))
                     .collect::<R<Vec<_>>>()?;
@@ -501,7 +523,8 @@ impl Interp<'_> {
                 let (a, b, c) = (as_tile(&a)?, as_tile(&b)?, as_tile(&c)?);
                 let elem = res_elem(0)?;
                 let st = scalar_type_of(elem);
-                let n = a.numel().max(b.numel()).max(c.numel());
+                let n = res_ty(0)?.numel() as usize;
+                check_lanes(n, &[a, b, c])?;
                 let nums = (0..n).map(|i| {
                     if st.is_float() {
                         Num::F(fma(st, a.float(i), b.float(i), c.float(i)))
@@ -518,7 +541,8 @@ impl Interp<'_> {
                 let (x, y) = (operand(0)?, operand(1)?);
                 let (x, y) = (as_tile(&x)?, as_tile(&y)?);
                 let st = scalar_type_of(x.elem);
-                let n = x.numel().max(y.numel());
+                let n = res_ty(0)?.numel() as usize;
+                check_lanes(n, &[x, y])?;
                 let nums = (0..n).map(|i| Num::I(compare(*p, st, x.get(i), y.get(i)) as i64));
                 tile(Tile::from_nums(
                     res_ty(0)?.shape().to_vec(),
@@ -621,6 +645,10 @@ impl Interp<'_> {
                 let mask = if *has_mask { Some(operand(2)?) } else { None };
                 let mask = mask.as_deref().map(as_tile).transpose()?;
                 let n = p.numel().max(v.numel());
+                check_lanes(n, &[p, v])?;
+                if let Some(m) = mask {
+                    check_lanes(n, &[m])?;
+                }
                 let shape = if p.numel() >= v.numel() {
                     &p.shape
                 } else {
@@ -757,8 +785,13 @@ impl Interp<'_> {
                 } else {
                     Num::I(0)
                 };
-                let mut old = Vec::with_capacity(p.numel());
-                for i in 0..p.numel().max(v.numel()) {
+                let n = res_ty(0)?.numel() as usize;
+                check_lanes(n, &[p, v])?;
+                if let Some(m) = mask {
+                    check_lanes(n, &[m])?;
+                }
+                let mut old = Vec::with_capacity(n);
+                for i in 0..n {
                     if !mask.is_none_or(|m| m.int(i) != 0) {
                         old.push(zero);
                         continue;
@@ -781,8 +814,10 @@ impl Interp<'_> {
                 let (p, c, v) = (as_tile(&p)?, as_tile(&c)?, as_tile(&v)?);
                 let st = p.elem.pointee().ok_or("atomic on a non-pointer")?;
                 let el = Elem::Scalar(st);
-                let mut old = Vec::with_capacity(p.numel());
-                for i in 0..p.numel() {
+                let n = res_ty(0)?.numel() as usize;
+                check_lanes(n, &[p, c, v])?;
+                let mut old = Vec::with_capacity(n);
+                for i in 0..n {
                     let addr = p.int(i) as u64;
                     let lane = |e: String| format!("{}: {e}", lane_desc(i, &p.shape));
                     let o = self.mem.load(st, addr).map_err(lane)?;
@@ -904,6 +939,7 @@ impl Interp<'_> {
 
     fn block_store(&mut self, bp: &BlockPtr, v: &Tile, checked: &[u32]) -> R<()> {
         let addrs = self.block_addrs(bp, checked)?;
+        check_lanes(addrs.len(), &[v])?;
         for (i, a) in addrs.iter().enumerate() {
             if let Some(a) = a {
                 self.mem
@@ -965,7 +1001,9 @@ impl Interp<'_> {
     }
 
     fn desc_store(&mut self, desc: &TensorDesc, v: &Tile, offsets: &[i64]) -> R<()> {
-        for (i, a) in Self::desc_addrs(desc, offsets)?.iter().enumerate() {
+        let addrs = Self::desc_addrs(desc, offsets)?;
+        check_lanes(addrs.len(), &[v])?;
+        for (i, a) in addrs.iter().enumerate() {
             if let Some(a) = a {
                 self.mem
                     .store(desc.elem, *a, v.get(i))
