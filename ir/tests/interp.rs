@@ -17,7 +17,7 @@ fn sc(s: ScalarType) -> Type {
 fn tt(shape: &[u32], s: ScalarType) -> Type {
     Type::tensor(shape.to_vec(), Elem::Scalar(s))
 }
-use ScalarType::{F16, F32, I1, I32};
+use ScalarType::{F16, F32, I1, I32, I64};
 
 fn load_kind(has_mask: bool, has_other: bool) -> OpKind {
     OpKind::Load {
@@ -195,6 +195,46 @@ impl B {
             ops,
             types,
             vec![r],
+            self.loc,
+        );
+        self.f.ops[op].results.clone()
+    }
+    fn if_op(
+        &mut self,
+        cond: Value,
+        types: Vec<Type>,
+        then_: impl FnOnce(&mut B) -> Vec<Value>,
+        else_: impl FnOnce(&mut B) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let t = self.region(vec![], OpKind::Yield, |b, _| then_(b));
+        let e = self.region(vec![], OpKind::Yield, |b, _| else_(b));
+        let op = self.f.append_op(
+            self.blk,
+            OpKind::If,
+            vec![cond],
+            types,
+            vec![t, e],
+            self.loc,
+        );
+        self.f.ops[op].results.clone()
+    }
+    /// `before` returns `[cond, forwarded...]`; forwarded values have the
+    /// carried types.
+    fn while_op(
+        &mut self,
+        inits: Vec<Value>,
+        before: impl FnOnce(&mut B, Vec<Value>) -> Vec<Value>,
+        after: impl FnOnce(&mut B, Vec<Value>) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let types: Vec<Type> = inits.iter().map(|&v| self.ty(v)).collect();
+        let bef = self.region(types.clone(), OpKind::Condition, before);
+        let aft = self.region(types.clone(), OpKind::Yield, after);
+        let op = self.f.append_op(
+            self.blk,
+            OpKind::While,
+            inits,
+            types,
+            vec![bef, aft],
             self.loc,
         );
         self.f.ops[op].results.clone()
@@ -485,4 +525,696 @@ fn matmul_for_loop_f32_accumulator() {
             );
         }
     }
+}
+
+/// A kernel `out[i] = cast(x[i])` from `src` to `dst` with `rounding`.
+fn cast_kernel(src: ScalarType, dst: ScalarType, n: u32, rounding: Rounding) -> Function {
+    let mut b = B::new("cast");
+    let x = b.ptr_param("x", src);
+    let out = b.ptr_param("out", dst);
+    let r = b.range(0, n as i32);
+    let xp = b.addptr(x, r);
+    let v = b.load(xp, None, None);
+    let c = b.op(OpKind::Cast { rounding }, vec![v], tt(&[n], dst));
+    let op = b.addptr(out, r);
+    b.store(op, c, None);
+    b.ret();
+    b.f
+}
+
+fn run_cast(
+    src: ScalarType,
+    dst: ScalarType,
+    xs: &[f64],
+    rounding: Rounding,
+) -> (Vec<f64>, Vec<u8>) {
+    let f = cast_kernel(src, dst, xs.len() as u32, rounding);
+    let mut mem = Memory::new();
+    let x = mem.alloc_from_f64(src, xs);
+    let out = mem.alloc(dst, xs.len());
+    run(
+        &f,
+        &[ArgValue::Ptr(x.base), ArgValue::Ptr(out.base)],
+        [1, 1, 1],
+        &mut mem,
+    )
+    .unwrap();
+    (mem.read_f64(&out), mem.bytes(&out).to_vec())
+}
+
+fn f16_bits(bytes: &[u8]) -> Vec<u16> {
+    bytes
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+#[test]
+fn f16_rounding() {
+    let t = 2f64.powi(-24); // smallest f16 subnormal
+    let xs = [
+        65504.0,                    // max finite
+        65519.0,                    // below the half-way point: max
+        65520.0,                    // half-way to 2^16: ties to even = inf
+        -70000.0,                   // -inf
+        1.0 + 2f64.powi(-11),       // tie between 1 and 1+ulp: even (1)
+        1.0 + 3.0 * 2f64.powi(-11), // tie: rounds up to even 1+2ulp
+        t,                          // subnormal kept
+        t / 2.0,                    // tie with 0: even (0)
+        t * 1.5,                    // tie between t and 2t: 2t
+        t * 0.75,                   // rounds to t
+        1e-3,
+        0.1,
+    ];
+    // Computed in f64 so that inputs are not pre-rounded to f32.
+    let (got, bytes) = run_cast(ScalarType::F64, F16, &xs, Rounding::Rtne);
+    let bits = f16_bits(&bytes);
+    assert_eq!(&bits[..4], &[0x7bff, 0x7bff, 0x7c00, 0xfc00]);
+    assert_eq!(got[4], 1.0);
+    assert_eq!(got[5], 1.0 + 2f64.powi(-9));
+    assert_eq!(&bits[6..10], &[0x0001, 0x0000, 0x0002, 0x0001]);
+    assert_eq!(got[10], half::f16::from_f64(1e-3).to_f64());
+    assert_eq!(bits[11], 0x2e66); // 0.1 in f16
+                                  // Toward zero: overflow gives max, and 1+2^-11+tiny drops to 1.
+    let (got, _) = run_cast(
+        ScalarType::F64,
+        F16,
+        &[
+            70000.0,
+            1.0 + 2f64.powi(-10) * 0.99,
+            -1.0 - 2f64.powi(-10) * 0.99,
+        ],
+        Rounding::Rtz,
+    );
+    assert_eq!(got, vec![65504.0, 1.0, -1.0]);
+    // Memory conversions round the same way.
+    let mut mem = Memory::new();
+    let buf = mem.alloc_from_f64(F16, &[65520.0, 1.0 + 2f64.powi(-11), t / 2.0]);
+    assert_eq!(f16_bits(mem.bytes(&buf)), vec![0x7c00, 0x3c00, 0x0000]);
+    // bf16: 8 bits of precision, f32's range.
+    let (got, _) = run_cast(
+        F32,
+        ScalarType::BF16,
+        &[1.0 + 2f64.powi(-8), 1.0 + 3.0 * 2f64.powi(-8), 3e38],
+        Rounding::Rtne,
+    );
+    assert_eq!(got, vec![1.0, 1.0 + 2f64.powi(-6), 226.0 * 2f64.powi(120)]);
+}
+
+#[test]
+fn fp8_tables() {
+    let mut mem = Memory::new();
+    let e4 = [
+        (448.0, 0x7e),
+        (464.0, 0x7e), // tie between 448 and (NaN) 480: saturates to max
+        (480.0, 0x7e),
+        (1e9, 0x7e),
+        (f64::INFINITY, 0x7e),
+        (-448.0, 0xfe),
+        (1.0, 0x38),
+        (0.5, 0x30),
+        (-2.0, 0xc0),
+        (2f64.powi(-9), 0x01),        // smallest subnormal
+        (2f64.powi(-10), 0x00),       // tie with 0: even
+        (3.0 * 2f64.powi(-10), 0x02), // tie between 1 and 2 subnormal ulps: even
+        (2f64.powi(-6), 0x08),        // smallest normal
+        (1.0625, 0x38),               // tie between 1 and 1.125: even
+        (1.1875, 0x3a),               // tie between 1.125 and 1.25: even (1.25)
+        (f64::NAN, 0x7f),
+    ];
+    let xs: Vec<f64> = e4.iter().map(|p| p.0).collect();
+    let buf = mem.alloc_from_f64(ScalarType::F8E4M3, &xs);
+    let want: Vec<u8> = e4.iter().map(|p| p.1).collect();
+    assert_eq!(mem.bytes(&buf), &want[..]);
+    // Decoding: every code, max, NaN codes.
+    mem.bytes_mut(&buf)[..4].copy_from_slice(&[0x7e, 0x7f, 0xff, 0x01]);
+    let back = mem.read_f64(&buf);
+    assert_eq!(back[0], 448.0);
+    assert!(back[1].is_nan() && back[2].is_nan());
+    assert_eq!(back[3], 2f64.powi(-9));
+
+    let e5 = [
+        (57344.0, 0x7b),
+        (1e9, 0x7b),
+        (f64::INFINITY, 0x7b),
+        (1.0, 0x3c),
+        (-1.5, 0xbe),
+        (2f64.powi(-16), 0x01),
+        (1.125, 0x3c), // tie: even
+    ];
+    let xs: Vec<f64> = e5.iter().map(|p| p.0).collect();
+    let buf = mem.alloc_from_f64(ScalarType::F8E5M2, &xs);
+    let want: Vec<u8> = e5.iter().map(|p| p.1).collect();
+    assert_eq!(mem.bytes(&buf), &want[..]);
+    mem.bytes_mut(&buf)[..3].copy_from_slice(&[0x7c, 0xfc, 0x7d]);
+    let back = mem.read_f64(&buf);
+    assert_eq!(back[0], f64::INFINITY);
+    assert_eq!(back[1], f64::NEG_INFINITY);
+    assert!(back[2].is_nan());
+    // A kernel cast f32 -> e4m3 -> f32 round-trips through the encoding.
+    let (got, bytes) = run_cast(
+        F32,
+        ScalarType::F8E4M3,
+        &[300.0, -0.3, 1000.0],
+        Rounding::Rtne,
+    );
+    assert_eq!(got, vec![288.0, -0.3125, 448.0]);
+    assert_eq!(bytes, vec![0x79, 0xaa, 0x7e]);
+}
+
+#[test]
+fn int_float_casts_and_bitcast() {
+    let (got, _) = run_cast(
+        F32,
+        I32,
+        &[2.9, -2.9, 3e10, -3e10, f64::NAN],
+        Rounding::Rtne,
+    );
+    assert_eq!(got, vec![2.0, -2.0, 2147483647.0, -2147483648.0, 0.0]);
+    let (got, _) = run_cast(I32, ScalarType::I8, &[300.0, -129.0, 127.0], Rounding::Rtne);
+    assert_eq!(got, vec![44.0, 127.0, 127.0]);
+    let (got, _) = run_cast(ScalarType::I8, ScalarType::U32, &[-1.0], Rounding::Rtne);
+    assert_eq!(got, vec![4294967295.0]);
+    let (got, _) = run_cast(F32, I1, &[0.0, 0.5, -2.0], Rounding::Rtne);
+    assert_eq!(got, vec![0.0, 1.0, 1.0]);
+
+    // Bitcast f32 -> i32 of 1.0.
+    let mut b = B::new("bc");
+    let x = b.ptr_param("x", F32);
+    let out = b.ptr_param("out", I32);
+    let zero = b.i32(0);
+    let xp = b.addptr(x, zero);
+    let v = b.load(xp, None, None);
+    let c = b.op(OpKind::Bitcast, vec![v], sc(I32));
+    let op = b.addptr(out, zero);
+    b.store(op, c, None);
+    b.ret();
+    let mut mem = Memory::new();
+    let xb = mem.alloc_from_f64(F32, &[1.0]);
+    let ob = mem.alloc(I32, 1);
+    run(
+        &b.f,
+        &[ArgValue::Ptr(xb.base), ArgValue::Ptr(ob.base)],
+        [1, 1, 1],
+        &mut mem,
+    )
+    .unwrap();
+    assert_eq!(mem.read_f64(&ob), vec![0x3f80_0000 as f64]);
+}
+
+/// Block pointers over a 5x7 f32 matrix, 4x4 blocks at (4, 4): rows 5..8 and
+/// columns 7..8 are out of bounds.
+fn block_ptr_kernel(check: Vec<u32>, padding: Padding) -> Function {
+    let mut b = B::new("bp");
+    let x = b.ptr_param("x", F32);
+    let out = b.ptr_param("out", F32);
+    let i64c = |b: &mut B, v: i64| b.ci(v, sc(I64));
+    let bp_ty = Type::BlockPtr {
+        pointee: F32,
+        shape: vec![4, 4],
+    };
+    let dense = b.ptr_param("dense", F32);
+    let mk = |b: &mut B, base: Value| {
+        let ops = vec![
+            base,
+            i64c(b, 5),
+            i64c(b, 7),
+            i64c(b, 7),
+            i64c(b, 1),
+            b.i32(0),
+            b.i32(0),
+        ];
+        b.op(
+            OpKind::MakeBlockPtr { order: vec![1, 0] },
+            ops,
+            bp_ty.clone(),
+        )
+    };
+    let xb = mk(&mut b, x);
+    let ob = mk(&mut b, out);
+    let four = b.i32(4);
+    let xb = b.op(OpKind::Advance, vec![xb, four, four], bp_ty.clone());
+    let ob = b.op(OpKind::Advance, vec![ob, four, four], bp_ty.clone());
+    let v = b.op(
+        OpKind::Load {
+            has_mask: false,
+            has_other: false,
+            boundary_check: check.clone(),
+            padding,
+            cache: CacheModifier::None,
+            evict: EvictionPolicy::Normal,
+            volatile: false,
+        },
+        vec![xb],
+        tt(&[4, 4], F32),
+    );
+    // The raw tile, padding included, goes to a dense 4x4 buffer.
+    let r = b.range(0, 16);
+    let r = b.op(OpKind::Reshape, vec![r], tt(&[4, 4], I32));
+    let dp = b.addptr(dense, r);
+    b.store(dp, v, None);
+    let one = b.cf(1.0, tt(&[4, 4], F32));
+    let v1 = b.add(v, one);
+    b.op0(
+        OpKind::Store {
+            has_mask: false,
+            boundary_check: check,
+            cache: CacheModifier::None,
+            evict: EvictionPolicy::Normal,
+        },
+        vec![ob, v1],
+    );
+    b.ret();
+    b.f
+}
+
+#[test]
+fn block_pointer_boundary_check() {
+    let xs: Vec<f64> = (0..35).map(|i| i as f64).collect();
+    let mut mem = Memory::new();
+    let x = mem.alloc_from_f64(F32, &xs);
+    // Output with slack after it, filled with -1, to see what is written.
+    let out = mem.alloc_from_f64(F32, &[-1.0; 64]);
+    let dense = mem.alloc(F32, 16);
+    let args = [
+        ArgValue::Ptr(x.base),
+        ArgValue::Ptr(out.base),
+        ArgValue::Ptr(dense.base),
+    ];
+    let f = block_ptr_kernel(vec![0, 1], Padding::Zero);
+    run(&f, &args, [1, 1, 1], &mut mem).unwrap();
+    let got = mem.read_f64(&out);
+    for (i, &g) in got.iter().enumerate() {
+        let (r, c) = (i / 7, i % 7);
+        let want = if i < 35 && r == 4 && (4..7).contains(&c) {
+            xs[i] + 1.0
+        } else {
+            -1.0
+        };
+        assert_eq!(g, want, "out[{i}]");
+    }
+    let in_bounds = |i: usize| i / 4 == 0 && i % 4 < 3;
+    let d = mem.read_f64(&dense);
+    for (i, &v) in d.iter().enumerate() {
+        let want = if in_bounds(i) { xs[28 + 4 + i] } else { 0.0 };
+        assert_eq!(v, want, "tile[{i}]");
+    }
+    let f = block_ptr_kernel(vec![0, 1], Padding::Nan);
+    run(&f, &args, [1, 1, 1], &mut mem).unwrap();
+    let d = mem.read_f64(&dense);
+    for (i, &v) in d.iter().enumerate() {
+        assert_eq!(v.is_nan(), !in_bounds(i), "tile[{i}] = {v}");
+    }
+
+    // Dimension 1 unchecked: columns 7.. are an error even though the
+    // addresses exist.
+    let f = block_ptr_kernel(vec![0], Padding::Zero);
+    let err = run(&f, &args, [1, 1, 1], &mut mem).unwrap_err();
+    assert_eq!(err.op, "load");
+    assert!(
+        err.message
+            .contains("coordinate 7 of dimension 1 is outside [0, 7)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn tensor_descriptor_oob() {
+    // 5x7 i32 matrix, 4x8 blocks at (2, 4): rows 5.. and cols 7.. are OOB.
+    let mut b = B::new("td");
+    let x = b.ptr_param("x", I32);
+    let out = b.ptr_param("out", I32);
+    let ty = Type::TensorDesc {
+        elem: I32,
+        block: vec![4, 8],
+    };
+    let mk = |b: &mut B, base: Value| {
+        let ops = vec![base, b.i32(5), b.i32(7), b.ci(7, sc(I64)), b.ci(1, sc(I64))];
+        b.op(OpKind::MakeTensorDesc, ops, ty.clone())
+    };
+    let xd = mk(&mut b, x);
+    let od = mk(&mut b, out);
+    let (r0, c0) = (b.i32(2), b.i32(4));
+    let v = b.op(OpKind::DescLoad, vec![xd, r0, c0], tt(&[4, 8], I32));
+    // Store through a second descriptor, and the loaded tile (zeros
+    // included) plus 100 to a dense 4x8 buffer.
+    b.op0(OpKind::DescStore, vec![od, v, r0, c0]);
+    let dense = b.ptr_param("dense", I32);
+    let r = b.range(0, 32);
+    let r = b.op(OpKind::Reshape, vec![r], tt(&[4, 8], I32));
+    let dp = b.addptr(dense, r);
+    let h = b.ci(100, tt(&[4, 8], I32));
+    let v100 = b.add(v, h);
+    b.store(dp, v100, None);
+    b.ret();
+
+    let mut mem = Memory::new();
+    let xs: Vec<f64> = (0..35).map(|i| i as f64).collect();
+    let xb = mem.alloc_from_f64(I32, &xs);
+    let ob = mem.alloc_from_f64(I32, &[-1.0; 48]);
+    let db = mem.alloc(I32, 32);
+    let args = [
+        ArgValue::Ptr(xb.base),
+        ArgValue::Ptr(ob.base),
+        ArgValue::Ptr(db.base),
+    ];
+    run(&b.f, &args, [1, 1, 1], &mut mem).unwrap();
+    let dense = mem.read_f64(&db);
+    for i in 0..4 {
+        for j in 0..8 {
+            let (r, c) = (2 + i, 4 + j);
+            let want = if r < 5 && c < 7 {
+                (r * 7 + c) as f64
+            } else {
+                0.0
+            };
+            assert_eq!(dense[i * 8 + j], want + 100.0, "[{i}, {j}]");
+        }
+    }
+    let out = mem.read_f64(&ob);
+    for (k, &o) in out.iter().enumerate() {
+        let (r, c) = (k / 7, k % 7);
+        let want = if k < 35 && r >= 2 && c >= 4 {
+            k as f64
+        } else {
+            -1.0
+        };
+        assert_eq!(o, want, "out[{k}]");
+    }
+}
+
+/// Stores one i32 scalar result per program at `out[pid]`.
+fn store_at_pid(b: &mut B, out: Value, v: Value) {
+    let pid = b.pid(Axis::X);
+    let p = b.addptr(out, pid);
+    b.store(p, v, None);
+}
+
+#[test]
+fn while_loop_collatz() {
+    // Steps of the Collatz sequence from pid + 1 down to 1.
+    let mut b = B::new("collatz");
+    let out = b.ptr_param("out", I32);
+    let pid = b.pid(Axis::X);
+    let one = b.i32(1);
+    let start = b.add(pid, one);
+    let zero = b.i32(0);
+    let res = b.while_op(
+        vec![start, zero],
+        |b, a| {
+            let one = b.i32(1);
+            let c = b.cmp(CmpPred::Ne, a[0], one);
+            vec![c, a[0], a[1]]
+        },
+        |b, a| {
+            let (x, steps) = (a[0], a[1]);
+            let two = b.i32(2);
+            let r = b.bin(BinaryOp::Rem, x, two);
+            let zero = b.i32(0);
+            let even = b.cmp(CmpPred::Eq, r, zero);
+            let half = b.bin(BinaryOp::IDiv, x, two);
+            let three = b.i32(3);
+            let one = b.i32(1);
+            let t = b.mul(x, three);
+            let t = b.add(t, one);
+            let next = b.op(OpKind::Select, vec![even, half, t], sc(I32));
+            let s = b.add(steps, one);
+            vec![next, s]
+        },
+    );
+    store_at_pid(&mut b, out, res[1]);
+    b.ret();
+    let mut mem = Memory::new();
+    let ob = mem.alloc(I32, 8);
+    run(&b.f, &[ArgValue::Ptr(ob.base)], [8, 1, 1], &mut mem).unwrap();
+    assert_eq!(
+        mem.read_f64(&ob),
+        vec![0.0, 1.0, 7.0, 2.0, 5.0, 8.0, 16.0, 3.0]
+    );
+}
+
+#[test]
+fn if_with_results() {
+    let mut b = B::new("branch");
+    let out = b.ptr_param("out", I32);
+    let pid = b.pid(Axis::X);
+    let two = b.i32(2);
+    let c = b.cmp(CmpPred::Lt, pid, two);
+    let r = b.if_op(
+        c,
+        vec![sc(I32), sc(I32)],
+        |b| {
+            let a = b.i32(10);
+            let pid = b.pid(Axis::X);
+            vec![a, pid]
+        },
+        |b| {
+            let a = b.i32(20);
+            let pid = b.pid(Axis::X);
+            let m = b.i32(-1);
+            let n = b.mul(pid, m);
+            vec![a, n]
+        },
+    );
+    let s = b.add(r[0], r[1]);
+    store_at_pid(&mut b, out, s);
+    b.ret();
+    let mut mem = Memory::new();
+    let ob = mem.alloc(I32, 4);
+    run(&b.f, &[ArgValue::Ptr(ob.base)], [4, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_f64(&ob), vec![10.0, 11.0, 18.0, 17.0]);
+}
+
+#[test]
+fn atomic_add_across_programs() {
+    // Each program adds pid + 1 to counter[0] and to counter[1] (masked off
+    // for odd pids), and records the old value of counter[0].
+    let mut b = B::new("atomics");
+    let counter = b.ptr_param("counter", I32);
+    let olds = b.ptr_param("olds", I32);
+    let fsum = b.ptr_param("fsum", F32);
+    let pid = b.pid(Axis::X);
+    let one = b.i32(1);
+    let v = b.add(pid, one);
+    let r = b.range(0, 2);
+    let ptrs = b.addptr(counter, r);
+    let vs = b.splat(v, &[2]);
+    // mask = [true, pid % 2 == 0]
+    let two = b.i32(2);
+    let pm = b.bin(BinaryOp::Rem, pid, two);
+    let pm = b.splat(pm, &[2]);
+    let one2 = b.ci(1, tt(&[2], I32));
+    let lim = b.bin(BinaryOp::Sub, one2, pm);
+    let mask = b.cmp(CmpPred::Le, r, lim);
+    let old = b.op(
+        OpKind::AtomicRmw {
+            op: AtomicOp::Add,
+            sem: MemSem::AcqRel,
+            scope: MemScope::Gpu,
+            has_mask: true,
+        },
+        vec![ptrs, vs, mask],
+        tt(&[2], I32),
+    );
+    let o0 = b.op(
+        OpKind::Reduce {
+            kind: ReduceKind::Max,
+            axis: 0,
+        },
+        vec![old],
+        sc(I32),
+    );
+    store_at_pid(&mut b, olds, o0);
+    let zero = b.i32(0);
+    let fp = b.addptr(fsum, zero);
+    let half = b.cf(0.5, sc(F32));
+    b.op(
+        OpKind::AtomicRmw {
+            op: AtomicOp::Add,
+            sem: MemSem::AcqRel,
+            scope: MemScope::Gpu,
+            has_mask: false,
+        },
+        vec![fp, half],
+        sc(F32),
+    );
+    b.ret();
+    let mut mem = Memory::new();
+    let cb = mem.alloc(I32, 2);
+    let ob = mem.alloc(I32, 8);
+    let fb = mem.alloc(F32, 1);
+    let args = [
+        ArgValue::Ptr(cb.base),
+        ArgValue::Ptr(ob.base),
+        ArgValue::Ptr(fb.base),
+    ];
+    run(&b.f, &args, [8, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_f64(&cb), vec![36.0, 1.0 + 3.0 + 5.0 + 7.0]);
+    // Old values of counter[0] (counter[1] is never larger).
+    assert_eq!(
+        mem.read_f64(&ob),
+        vec![0.0, 1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0]
+    );
+    assert_eq!(mem.read_f64(&fb), vec![4.0]);
+}
+
+#[test]
+fn reduce_argmax_ties_and_sum() {
+    let mut b = B::new("red");
+    let x = b.ptr_param("x", F32);
+    let out = b.ptr_param("out", F32);
+    let idx = b.ptr_param("idx", I32);
+    let r = b.range(0, 16);
+    let r2 = b.op(OpKind::Reshape, vec![r], tt(&[2, 8], I32));
+    let xp = b.addptr(x, r2);
+    let v = b.load(xp, None, None);
+    let red = |b: &mut B, kind, ty| b.op(OpKind::Reduce { kind, axis: 1 }, vec![v], ty);
+    let amax = red(&mut b, ReduceKind::Argmax, tt(&[2], I32));
+    let amin = red(&mut b, ReduceKind::Argmin, tt(&[2], I32));
+    let sum = red(&mut b, ReduceKind::Sum, tt(&[2], F32));
+    let r0 = b.range(0, 2);
+    let two = b.i32(2);
+    let r1 = b.add(r0, two);
+    let ip = b.addptr(idx, r0);
+    b.store(ip, amax, None);
+    let ip = b.addptr(idx, r1);
+    b.store(ip, amin, None);
+    let op = b.addptr(out, r0);
+    b.store(op, sum, None);
+    // Cumulative sum of row 0 along axis 1.
+    let cs = b.op(
+        OpKind::Scan {
+            kind: ScanKind::Sum,
+            axis: 1,
+            reverse: false,
+        },
+        vec![v],
+        tt(&[2, 8], F32),
+    );
+    let sixteen = b.i32(16);
+    let off = b.add(r2, sixteen);
+    let op = b.addptr(out, off);
+    b.store(op, cs, None);
+    b.ret();
+    let xs = [
+        3.0,
+        7.0,
+        7.0,
+        1.0,
+        7.0,
+        0.0,
+        2.0,
+        7.0, // max 7 first at 1
+        5.0,
+        1.0,
+        9.0,
+        1.0,
+        f64::NAN,
+        1.0,
+        9.0,
+        2.0, // min 1 first at 9-8=1, max 9 at 2
+    ];
+    let mut mem = Memory::new();
+    let xb = mem.alloc_from_f64(F32, &xs);
+    let ob = mem.alloc(F32, 32);
+    let ib = mem.alloc(I32, 4);
+    let args = [
+        ArgValue::Ptr(xb.base),
+        ArgValue::Ptr(ob.base),
+        ArgValue::Ptr(ib.base),
+    ];
+    run(&b.f, &args, [1, 1, 1], &mut mem).unwrap();
+    assert_eq!(mem.read_f64(&ib), vec![1.0, 2.0, 5.0, 1.0]);
+    let o = mem.read_f64(&ob);
+    assert_eq!(o[0], 34.0);
+    assert!(o[1].is_nan());
+    assert_eq!(&o[16..24], &[3.0, 10.0, 17.0, 18.0, 25.0, 25.0, 27.0, 34.0]);
+}
+
+#[test]
+fn step_limit_stops_infinite_loop() {
+    let mut b = B::new("spin");
+    let zero = b.i32(0);
+    b.while_op(
+        vec![zero],
+        |b, a| {
+            let t = b.ci(1, sc(I1));
+            vec![t, a[0]]
+        },
+        |_, a| a,
+    );
+    b.ret();
+    let mut mem = Memory::new();
+    let opts = InterpOptions {
+        max_steps: Some(1000),
+    };
+    let err = run_grid(&b.f, &[], [1, 1, 1], &mut mem, &opts).unwrap_err();
+    assert!(
+        err.message.contains("step limit exceeded") && err.message.contains("may not terminate"),
+        "{err}"
+    );
+}
+
+#[test]
+fn assert_and_launch_errors() {
+    let mut b = B::new("k");
+    let n = b.param("n", sc(I32));
+    let r = b.range(0, 4);
+    let c = b.cmp(CmpPred::Lt, r, n);
+    b.op0(
+        OpKind::Assert {
+            message: "r < n".into(),
+        },
+        vec![c],
+    );
+    b.ret();
+    let mut mem = Memory::new();
+    run(&b.f, &[ArgValue::Int(4)], [2, 1, 1], &mut mem).unwrap();
+    let err = run(&b.f, &[ArgValue::Int(3)], [2, 1, 1], &mut mem).unwrap_err();
+    assert_eq!(err.op, "assert");
+    assert!(
+        err.message.contains("r < n") && err.message.contains("lane 3"),
+        "{err}"
+    );
+    let err = run(&b.f, &[], [1, 1, 1], &mut mem).unwrap_err();
+    assert!(err.message.contains("takes 1 arguments"), "{err}");
+}
+
+#[test]
+fn f16_arithmetic_rounds_in_f16() {
+    let mut b = B::new("h");
+    let x = b.ptr_param("x", F16);
+    let y = b.ptr_param("y", F16);
+    let out = b.ptr_param("out", F32);
+    let r = b.range(0, 4);
+    let xp = b.addptr(x, r);
+    let xv = b.load(xp, None, None);
+    let yp = b.addptr(y, r);
+    let yv = b.load(yp, None, None);
+    let s = b.add(xv, yv);
+    let e = b.op(OpKind::Unary(UnaryOp::Exp), vec![yv], tt(&[4], F16));
+    let s32 = b.cast(s, F32);
+    let e32 = b.cast(e, F32);
+    let op = b.addptr(out, r);
+    b.store(op, s32, None);
+    let four = b.i32(4);
+    let r4 = b.add(r, four);
+    let op = b.addptr(out, r4);
+    b.store(op, e32, None);
+    b.ret();
+    let mut mem = Memory::new();
+    let xb = mem.alloc_from_f64(F16, &[2048.0, 2050.0, 60000.0, 0.1]);
+    let yb = mem.alloc_from_f64(F16, &[1.0, 1.0, 10000.0, 0.0]);
+    let ob = mem.alloc(F32, 8);
+    let args = [
+        ArgValue::Ptr(xb.base),
+        ArgValue::Ptr(yb.base),
+        ArgValue::Ptr(ob.base),
+    ];
+    run(&b.f, &args, [1, 1, 1], &mut mem).unwrap();
+    let o = mem.read_f64(&ob);
+    assert_eq!(&o[..3], &[2048.0, 2052.0, f64::INFINITY]);
+    assert_eq!(o[3], half::f16::from_f64(0.1).to_f64());
+    assert_eq!(o[4], 2.71875); // e rounded to f16
+    assert_eq!(o[7], 1.0);
 }
