@@ -1,6 +1,9 @@
 //! Interpreter tests: kernels built with a tiny builder over the
 //! `Function` API, run over a grid, checked against plain Rust references.
 
+// Index loops mirror the kernels' index arithmetic.
+#![allow(clippy::needless_range_loop)]
+
 use tawa_ir::interp::{run_grid, ArgValue, InterpOptions, Memory};
 use tawa_ir::*;
 

@@ -792,7 +792,7 @@ impl Interp<'_> {
                 }
                 let mut old = Vec::with_capacity(n);
                 for i in 0..n {
-                    if !mask.is_none_or(|m| m.int(i) != 0) {
+                    if mask.is_some_and(|m| m.int(i) == 0) {
                         old.push(zero);
                         continue;
                     }
@@ -892,8 +892,8 @@ impl Interp<'_> {
             unflatten(i, &bp.block, &mut idx);
             let mut inb = true;
             let mut off = 0i64;
-            for d in 0..r {
-                let c = bp.offsets[d] + idx[d] as i64;
+            for (d, &ix) in idx.iter().enumerate() {
+                let c = bp.offsets[d] + ix as i64;
                 if c < 0 || c >= bp.shape[d] {
                     if !checked.contains(&(d as u32)) {
                         return Err(format!(
@@ -1412,4 +1412,119 @@ fn scan(x: &Tile, kind: ScanKind, axis: usize, reverse: bool) -> R<Tile> {
         }
     }
     Ok(Tile::from_nums(x.shape.clone(), x.elem, out.into_iter()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ScalarType::*;
+
+    fn ib(op: BinaryOp, st: ScalarType, x: i64, y: i64) -> i64 {
+        match binary(op, st, Num::I(wrap(st, x)), Num::I(wrap(st, y))).unwrap() {
+            Num::I(v) => v,
+            Num::F(_) => panic!("float result"),
+        }
+    }
+
+    #[test]
+    fn integer_semantics() {
+        use BinaryOp::*;
+        assert_eq!(ib(IDiv, I32, -7, 2), -3);
+        assert_eq!(ib(Rem, I32, -7, 2), -1);
+        assert_eq!(ib(Rem, I32, 7, -2), 1);
+        assert_eq!(ib(IDiv, I32, i32::MIN as i64, -1), i32::MIN as i64);
+        assert_eq!(ib(IDiv, I32, 5, 0), -1);
+        assert_eq!(ib(IDiv, U32, 0xffff_fffe, 2), 0x7fff_ffff);
+        assert_eq!(ib(Add, I8, 127, 1), -128);
+        assert_eq!(ib(Add, U8, 255, 1), 0);
+        assert_eq!(ib(Mul, I16, 300, 300), (90000i32 as i16) as i64);
+        assert_eq!(ib(Shl, I32, 1, 31), i32::MIN as i64);
+        assert_eq!(ib(Shl, I32, 1, 40), 0);
+        assert_eq!(ib(Shr, I32, -8, 1), -4);
+        assert_eq!(ib(Shr, I32, -8, 40), -1);
+        assert_eq!(ib(Shr, U32, 0xffff_ffff, 4), 0x0fff_ffff);
+        assert_eq!(ib(Max, U32, 0xffff_ffff, 1), 0xffff_ffff);
+        assert_eq!(ib(Max, I32, -1, 1), 1);
+        assert_eq!(ib(Min, U64, -1, 1), 1);
+        assert_eq!(ib(Xor, I1, 1, 1), 0);
+        assert!(binary(Div, I32, Num::I(1), Num::I(2)).is_err());
+        assert_eq!(unary(UnaryOp::Not, I1, Num::I(1)).unwrap(), Num::I(0));
+        assert_eq!(unary(UnaryOp::Abs, I8, Num::I(-128)).unwrap(), Num::I(-128));
+        assert!(compare(CmpPred::Gt, U32, Num::I(0xffff_ffff), Num::I(1)));
+        assert!(!compare(CmpPred::Gt, I32, Num::I(-1), Num::I(1)));
+    }
+
+    #[test]
+    fn float_semantics() {
+        use BinaryOp::*;
+        let fb = |op, st, x: f64, y: f64| match binary(op, st, Num::F(x), Num::F(y)).unwrap() {
+            Num::F(v) => v,
+            Num::I(_) => panic!(),
+        };
+        assert_eq!(fb(Rem, F32, -7.5, 2.0), -1.5);
+        assert_eq!(fb(Max, F32, f64::NAN, 1.0), 1.0);
+        assert_eq!(fb(Min, F32, 1.0, f64::NAN), 1.0);
+        assert_eq!(fb(Add, F32, 1.0, 1e-8), 1.0);
+        assert_eq!(fb(Add, F64, 1.0, 1e-8), 1.0 + 1e-8);
+        assert_eq!(fb(Div, F32, 1.0, 3.0), (1.0f32 / 3.0) as f64);
+        assert!(compare(
+            CmpPred::Ne,
+            F32,
+            Num::F(f64::NAN),
+            Num::F(f64::NAN)
+        ));
+        assert!(!compare(
+            CmpPred::Eq,
+            F32,
+            Num::F(f64::NAN),
+            Num::F(f64::NAN)
+        ));
+        assert!(!compare(CmpPred::Lt, F32, Num::F(f64::NAN), Num::F(1.0)));
+        assert_eq!(
+            fma(F32, 0.1f32 as f64, 10.0, -1.0),
+            0.1f32.mul_add(10.0, -1.0) as f64
+        );
+        // Rint is ties-to-even, casts to int truncate.
+        assert_eq!(unary(UnaryOp::Rint, F32, Num::F(2.5)).unwrap(), Num::F(2.0));
+        let e = Elem::Scalar;
+        assert_eq!(cast(e(F32), e(I32), Num::F(-2.7), false), Num::I(-2));
+        assert_eq!(cast(e(F32), e(U8), Num::F(-2.7), false), Num::I(0));
+        assert_eq!(cast(e(I1), e(F32), Num::I(1), false), Num::F(1.0));
+        assert_eq!(
+            cast(e(U64), e(F32), Num::I(-1), false),
+            Num::F(18446744073709551616.0)
+        );
+        assert_eq!(
+            cast(e(F32), e(F16), Num::F(1.0 + 1.0 / 1024.0 * 0.99), true),
+            Num::F(1.0)
+        );
+        // Bitcasts move encodings.
+        assert_eq!(
+            from_bits(e(I16), to_bits(e(F16), Num::F(-2.0))),
+            Num::I(0xc000u16 as i16 as i64)
+        );
+        assert_eq!(
+            from_bits(e(BF16), to_bits(e(I16), Num::I(0x3f80))),
+            Num::F(1.0)
+        );
+    }
+
+    #[test]
+    fn trans_and_reverse_scan() {
+        let t = Tile {
+            shape: vec![2, 3],
+            elem: Elem::Scalar(I32),
+            data: Data::I(vec![0, 1, 2, 3, 4, 5]),
+        };
+        let s = strides_of(&t.shape);
+        let tr = gather(&t, vec![3, 2], &[s[1], s[0]]);
+        let Data::I(v) = &tr.data else { panic!() };
+        assert_eq!(v, &vec![0, 3, 1, 4, 2, 5]);
+        let sc = scan(&t, ScanKind::Sum, 1, true).unwrap();
+        let Data::I(v) = &sc.data else { panic!() };
+        assert_eq!(v, &vec![3, 3, 2, 12, 9, 5]);
+        let r = reduce(&t, ReduceKind::Prod, 0, Elem::Scalar(I32)).unwrap();
+        let Data::I(v) = &r.data else { panic!() };
+        assert_eq!(v, &vec![0, 4, 10]);
+    }
 }

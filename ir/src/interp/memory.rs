@@ -125,6 +125,8 @@ impl Memory {
     /// The bytes `[addr, addr + size)` if they lie inside one buffer and
     /// `addr` is a multiple of `size`.
     fn locate(&self, addr: u64, size: u64) -> Result<(usize, usize), String> {
+        // `%` rather than `is_multiple_of`: the workspace supports Rust 1.85.
+        #[allow(clippy::manual_is_multiple_of)]
         if addr % size != 0 {
             return Err(format!(
                 "misaligned access of {size} bytes at address {addr:#x}"

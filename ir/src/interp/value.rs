@@ -21,6 +21,10 @@ impl Data {
             Data::I(v) => v.len(),
         }
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// One element, as stored in [`Data`].
