@@ -16,6 +16,8 @@
 //! - `dot` accumulates products in the accumulator type one `k` at a time,
 //!   rounding after each add; f32 operands are rounded to tf32 first unless
 //!   the input precision is `ieee` (or `tf32x3`, taken as f32-accurate);
+//!   tf32 rounding is to nearest even; `max_num_imprecise_acc` is ignored
+//!   (fp8 products are summed as precisely as any other);
 //! - `reduce` combines in a fixed pairwise tree (element `i` with `i + n/2`),
 //!   rounding after each combine; `max`/`min` ignore NaN (maxnum); `argmax`
 //!   and `argmin` return the lowest index of the extreme and skip NaNs (all-NaN
@@ -26,7 +28,10 @@
 //!   `boundary_check` read padding / skip writes out of the tensor's bounds,
 //!   any other dimension out of bounds is an error. Descriptors read zero and
 //!   skip writes out of bounds.
-//! - `max_steps` counts executed ops over the whole grid.
+//! - `max_steps` counts executed ops (plus one per `while` trip, so that an
+//!   empty `while true` stops too) over the whole grid.
+//! - `print` writes one line per op to stderr; `assert` fails on the first
+//!   false lane; `debug_barrier` does nothing (programs run one at a time).
 
 mod eval;
 pub mod float;
