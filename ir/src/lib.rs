@@ -9,6 +9,7 @@
 //! The IR knows nothing about Python, CUDA or warps.
 
 pub mod function;
+pub mod interp;
 pub mod ops;
 pub mod parser;
 pub mod printer;
