@@ -476,6 +476,16 @@ pub(crate) fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// A dtype as Triton's signatures spell it: `fp16`, `bf16`, `fp32`,
+/// `i32`, `i64`, `u8`...
+fn sig_dtype(dtype: ScalarType) -> &'static str {
+    if dtype.is_float() {
+        dtype.triton_name()
+    } else {
+        dtype.name()
+    }
+}
+
 fn int_signature(value: i64, dtype: ScalarType) -> String {
     // Triton specializes integer arguments divisible by 16 (`i32:16`).
     if value % 16 == 0 {
@@ -510,17 +520,17 @@ impl ExampleSpec {
                 match launch.get(param) {
                     Some(LaunchArg::Tensor(name)) => {
                         let t = case.tensor(name)?;
-                        format!("*{}:16", parse_dtype(&t.dtype)?.triton_name())
+                        format!("*{}:16", sig_dtype(parse_dtype(&t.dtype)?))
                     }
                     Some(LaunchArg::PtrArray(_)) => "*i64:16".into(),
                     Some(LaunchArg::Int { value, dtype }) => int_signature(*value, *dtype),
-                    Some(LaunchArg::Float { dtype, .. }) => dtype.triton_name().into(),
+                    Some(LaunchArg::Float { dtype, .. }) => sig_dtype(*dtype).into(),
                     Some(LaunchArg::Desc { of, block, .. }) => {
                         let t = case.tensor(of)?;
                         let dims: Vec<String> = block.iter().map(i64::to_string).collect();
                         format!(
                             "tensordesc<{}[{}]>",
-                            parse_dtype(&t.dtype)?.triton_name(),
+                            sig_dtype(parse_dtype(&t.dtype)?),
                             dims.join(", ")
                         )
                     }
