@@ -1,0 +1,326 @@
+//! Plain-Rust references, independent of the kernels: straightforward f64
+//! loops over the (already rounded) inputs, outputs rounded to the output
+//! dtype once at the end. Tensors are found by role (`a`, `b`, `c`...)
+//! through the spec's `roles` table; results are keyed by tensor name and
+//! hold the logical elements, row-major.
+
+use std::collections::BTreeMap;
+
+use crate::inputs::{by_name, round_to, HostTensor};
+use crate::spec::{Case, Constexpr, ExampleSpec, LaunchArg};
+
+/// The names a spec's `reference` may take.
+pub const REFERENCES: &[&str] = &[
+    "vector_add",
+    "softmax",
+    "matmul",
+    "layer_norm",
+    "attention",
+    "grouped_gemm",
+    "geglu",
+    "gemm_row_reduce",
+];
+
+pub type Outputs = BTreeMap<String, Vec<f64>>;
+
+/// Expected outputs of a case, by tensor name.
+pub fn run_reference(
+    spec: &ExampleSpec,
+    case: &Case,
+    inputs: &[HostTensor],
+) -> Result<Outputs, String> {
+    let ctx = Ctx {
+        spec,
+        case,
+        tensors: by_name(inputs),
+    };
+    match spec.reference.as_str() {
+        "vector_add" => vector_add_ref(&ctx),
+        "softmax" => softmax_ref(&ctx),
+        "matmul" => matmul_ref(&ctx),
+        "layer_norm" => layer_norm_ref(&ctx),
+        "attention" => attention_ref(&ctx),
+        "grouped_gemm" => grouped_gemm_ref(&ctx),
+        "geglu" => geglu_ref(&ctx),
+        "gemm_row_reduce" => gemm_row_reduce_ref(&ctx),
+        other => Err(format!("unknown reference `{other}`")),
+    }
+}
+
+struct Ctx<'a> {
+    spec: &'a ExampleSpec,
+    case: &'a Case,
+    tensors: BTreeMap<&'a str, &'a HostTensor>,
+}
+
+impl<'a> Ctx<'a> {
+    fn tensor(&self, role: &str) -> Result<&'a HostTensor, String> {
+        let name = self.spec.role(role);
+        self.tensors
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("reference `{}`: no tensor `{name}`", self.spec.reference))
+    }
+
+    /// A rank-2 tensor's logical values and (rows, cols).
+    fn matrix(&self, role: &str) -> Result<(Vec<f64>, usize, usize), String> {
+        let t = self.tensor(role)?;
+        match t.shape[..] {
+            [r, c] => Ok((t.logical(), r, c)),
+            _ => Err(format!("`{}` must be 2-D, is {:?}", t.name, t.shape)),
+        }
+    }
+
+    fn output(&self, out: &mut Outputs, role: &str, values: Vec<f64>) -> Result<(), String> {
+        let t = self.tensor(role)?;
+        if values.len() != t.numel() {
+            return Err(format!(
+                "reference `{}`: {} values for `{}` of {} elements",
+                self.spec.reference,
+                values.len(),
+                t.name,
+                t.numel()
+            ));
+        }
+        out.insert(
+            t.name.clone(),
+            values.into_iter().map(|v| round_to(t.dtype, v)).collect(),
+        );
+        Ok(())
+    }
+
+    fn constexpr(&self, name: &str) -> Option<&'a Constexpr> {
+        self.case.constexprs.get(name)
+    }
+}
+
+/// `[m, k] @ [k, n]` in f64.
+pub fn matmul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for p in 0..k {
+            let av = a[i * k + p];
+            for j in 0..n {
+                c[i * n + j] += av * b[p * n + j];
+            }
+        }
+    }
+    c
+}
+
+pub fn leaky_relu(x: f64) -> f64 {
+    if x >= 0.0 {
+        x
+    } else {
+        0.01 * x
+    }
+}
+
+/// GELU, tanh approximation.
+pub fn gelu_tanh(x: f64) -> f64 {
+    let u = (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+    0.5 * x * (1.0 + u.tanh())
+}
+
+/// Softmax of each row of a `[rows, cols]` matrix.
+pub fn softmax_rows(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    let mut y = vec![0.0; rows * cols];
+    for r in 0..rows {
+        let row = &x[r * cols..(r + 1) * cols];
+        let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+        for c in 0..cols {
+            y[r * cols + c] = (row[c] - max).exp() / sum;
+        }
+    }
+    y
+}
+
+fn vector_add_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let x = ctx.tensor("x")?.logical();
+    let y = ctx.tensor("y")?.logical();
+    if x.len() != y.len() {
+        return Err("x and y differ in length".into());
+    }
+    let mut out = Outputs::new();
+    ctx.output(
+        &mut out,
+        "out",
+        x.iter().zip(&y).map(|(a, b)| a + b).collect(),
+    )?;
+    Ok(out)
+}
+
+fn softmax_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (x, rows, cols) = ctx.matrix("input")?;
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "output", softmax_rows(&x, rows, cols))?;
+    Ok(out)
+}
+
+fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<(), String> {
+    if a.1 != b.0 {
+        return Err(format!("inner dimensions differ: {a:?} @ {b:?}"));
+    }
+    Ok(())
+}
+
+fn matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (a, m, k) = ctx.matrix("a")?;
+    let (b, k2, n) = ctx.matrix("b")?;
+    check_inner((m, k), (k2, n))?;
+    let mut c = matmul(&a, &b, m, k, n);
+    match ctx.constexpr("ACTIVATION") {
+        None => {}
+        Some(Constexpr::Str(s)) if s.is_empty() => {}
+        Some(Constexpr::Str(s)) if s == "leaky_relu" => {
+            c.iter_mut().for_each(|v| *v = leaky_relu(*v))
+        }
+        Some(other) => return Err(format!("unknown ACTIVATION {}", other.python())),
+    }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
+    Ok(out)
+}
+
+fn layer_norm_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (x, rows, cols) = ctx.matrix("x")?;
+    let w = ctx.tensor("w")?.logical();
+    let b = ctx.tensor("b")?.logical();
+    let eps = ctx.case.scalar("eps")?;
+    if w.len() != cols || b.len() != cols {
+        return Err("w and b must have one value per column".into());
+    }
+    let (mut y, mut means, mut rstds) = (vec![0.0; rows * cols], vec![0.0; rows], vec![0.0; rows]);
+    for r in 0..rows {
+        let row = &x[r * cols..(r + 1) * cols];
+        let mean = row.iter().sum::<f64>() / cols as f64;
+        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / cols as f64;
+        let rstd = 1.0 / (var + eps).sqrt();
+        for c in 0..cols {
+            y[r * cols + c] = (row[c] - mean) * rstd * w[c] + b[c];
+        }
+        means[r] = mean;
+        rstds[r] = rstd;
+    }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "y", y)?;
+    ctx.output(&mut out, "mean", means)?;
+    ctx.output(&mut out, "rstd", rstds)?;
+    Ok(out)
+}
+
+/// Attention over `[Z, H, N_CTX, D]` tensors. Also `M`: per row, the
+/// base-2 logsumexp of the scaled scores, `log2 Σ_j 2^(s_ij · sm_scale ·
+/// log2 e)`, which is what the kernel stores.
+fn attention_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let qt = ctx.tensor("q")?;
+    let [z, h, n, d] = qt.shape[..] else {
+        return Err(format!("`{}` must be 4-D [Z, H, N_CTX, HEAD_DIM]", qt.name));
+    };
+    let (q, k, v) = (
+        qt.logical(),
+        ctx.tensor("k")?.logical(),
+        ctx.tensor("v")?.logical(),
+    );
+    if k.len() != q.len() || v.len() != q.len() {
+        return Err("q, k, v differ in shape".into());
+    }
+    let causal = match ctx.constexpr("STAGE") {
+        Some(Constexpr::Int(3)) => true,
+        Some(Constexpr::Int(1)) => false,
+        other => return Err(format!("STAGE must be 1 or 3, is {other:?}")),
+    };
+    let sm_scale = ctx.case.scalar("sm_scale")?;
+    let mut o = vec![0.0; z * h * n * d];
+    let mut lse2 = vec![0.0; z * h * n];
+    for zh in 0..z * h {
+        let base = zh * n * d;
+        for i in 0..n {
+            let keys = if causal { i + 1 } else { n };
+            let scores: Vec<f64> = (0..keys)
+                .map(|j| {
+                    let dot: f64 = (0..d)
+                        .map(|e| q[base + i * d + e] * k[base + j * d + e])
+                        .sum();
+                    dot * sm_scale
+                })
+                .collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let sum: f64 = weights.iter().sum();
+            for e in 0..d {
+                let acc: f64 = (0..keys).map(|j| weights[j] * v[base + j * d + e]).sum();
+                o[base + i * d + e] = acc / sum;
+            }
+            lse2[zh * n + i] = (max + sum.ln()) / std::f64::consts::LN_2;
+        }
+    }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "o", o)?;
+    ctx.output(&mut out, "m", lse2)?;
+    Ok(out)
+}
+
+fn grouped_gemm_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let lists = ctx.case.launch_args()?;
+    let ptr_array = |role: &str| -> Result<Vec<String>, String> {
+        let name = ctx.spec.role(role);
+        lists
+            .iter()
+            .find_map(|(n, a)| match a {
+                LaunchArg::PtrArray(of) if n == name => Some(of.clone()),
+                _ => None,
+            })
+            .ok_or_else(|| format!("no pointer array `{name}`"))
+    };
+    let (a_list, b_list, c_list) = (
+        ptr_array("a_ptrs")?,
+        ptr_array("b_ptrs")?,
+        ptr_array("c_ptrs")?,
+    );
+    if a_list.len() != b_list.len() || a_list.len() != c_list.len() {
+        return Err("pointer arrays differ in length".into());
+    }
+    let mut out = Outputs::new();
+    for ((a_name, b_name), c_name) in a_list.iter().zip(&b_list).zip(&c_list) {
+        let (a, m, k) = ctx.matrix(a_name)?;
+        let (b, k2, n) = ctx.matrix(b_name)?;
+        check_inner((m, k), (k2, n))?;
+        ctx.output(&mut out, c_name, matmul(&a, &b, m, k, n))?;
+    }
+    Ok(out)
+}
+
+fn geglu_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (a, m, k) = ctx.matrix("a")?;
+    let (wg, k2, n) = ctx.matrix("wg")?;
+    let (wu, k3, n2) = ctx.matrix("wu")?;
+    check_inner((m, k), (k2, n))?;
+    check_inner((m, k), (k3, n2))?;
+    if n != n2 {
+        return Err("wg and wu differ in shape".into());
+    }
+    let gate = matmul(&a, &wg, m, k, n);
+    let up = matmul(&a, &wu, m, k, n);
+    let h = gate
+        .iter()
+        .zip(&up)
+        .map(|(g, u)| gelu_tanh(*g) * u)
+        .collect();
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "h", h)?;
+    Ok(out)
+}
+
+fn gemm_row_reduce_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (a, m, k) = ctx.matrix("a")?;
+    let (b, k2, n) = ctx.matrix("b")?;
+    check_inner((m, k), (k2, n))?;
+    let c = matmul(&a, &b, m, k, n);
+    let sums = (0..m).map(|i| c[i * n..(i + 1) * n].iter().sum()).collect();
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
+    ctx.output(&mut out, "row_sum", sums)?;
+    Ok(out)
+}
