@@ -42,13 +42,33 @@ pub fn run(cli: &Cli, color: bool) -> Result<(), Failure> {
         ))
     })?;
 
-    let opts = CompileOptions {
+    let mut opts = CompileOptions {
         kernel: cli.kernel.clone(),
         signature: cli.signature.clone(),
         defines: cli.define.clone(),
         num_warps: cli.num_warps,
         num_stages: cli.num_stages,
     };
+    if let Some(case_name) = &cli.case {
+        let example = triton_examples::load_beside(&cli.kernel_file)
+            .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+        let case = example.spec.case(case_name).map_err(|e| {
+            let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
+            Failure::user(format!("error: --case: {e}; cases: {}\n", names.join(", ")))
+        })?;
+        let args = example
+            .spec
+            .compile_args(case)
+            .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+        opts.kernel = opts.kernel.or(args.kernel);
+        opts.signature = opts.signature.or(args.signature);
+        // Explicit -D bindings come last so that they win.
+        let mut defines = args.defines;
+        defines.append(&mut opts.defines);
+        opts.defines = defines;
+        opts.num_warps = opts.num_warps.or(args.num_warps);
+        opts.num_stages = opts.num_stages.or(args.num_stages);
+    }
     let module = tawa_frontend::compile(&path, &source, &opts)
         .map_err(|diags| Failure::user(diags.render(color)))?;
     // Every stage must leave IR the verifier accepts; a rejection here is
@@ -65,9 +85,8 @@ pub fn run(cli: &Cli, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module),
     };
     match &cli.output {
-        Some(out) => fs::write(out, text).map_err(|e| {
-            Failure::user(format!("error: cannot write `{}`: {e}\n", out.display()))
-        }),
+        Some(out) => fs::write(out, text)
+            .map_err(|e| Failure::user(format!("error: cannot write `{}`: {e}\n", out.display()))),
         None => {
             print!("{text}");
             Ok(())

@@ -18,7 +18,8 @@ use clap::{Parser, ValueEnum};
 ///
 /// Example:
 ///   tawa-rs triton-examples/kernels/vector_add.py --arch sm90 \
-///       --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+///       --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+///   tawa-rs triton-examples/kernels/matmul.py --case ragged_100
 #[derive(Parser, Debug)]
 #[command(name = "tawa-rs", version, about, long_about, verbatim_doc_comment)]
 pub struct Cli {
@@ -48,6 +49,13 @@ pub struct Cli {
     /// signature and the parameter's default.
     #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
     pub define: Vec<(String, String)>,
+
+    /// Take the kernel name, signature, constexprs, warps and stages from
+    /// launch case NAME of the `.toml` file beside the kernel file (the
+    /// examples in `triton-examples/kernels` have them), e.g.
+    /// `--case ragged_100`. Explicit options win over the case's.
+    #[arg(long, value_name = "NAME")]
+    pub case: Option<String>,
 
     /// Warps per program (Triton's `num_warps`), e.g. `--num-warps 8`.
     /// Default 4.

@@ -101,9 +101,18 @@ pub fn examples_dir() -> PathBuf {
 
 /// Reads and validates `kernels/<name>.toml`.
 pub fn load(name: &str) -> Result<Example, String> {
-    let dir = examples_dir();
-    let toml_path = dir.join(format!("{name}.toml"));
-    let py_path = dir.join(format!("{name}.py"));
+    load_beside(&examples_dir().join(format!("{name}.py")))
+}
+
+/// The example whose kernel is `py_path`, with the launch cases of the
+/// `.toml` file beside it (any directory, not only `kernels/`).
+pub fn load_beside(py_path: &Path) -> Result<Example, String> {
+    let toml_path = py_path.with_extension("toml");
+    let name = py_path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: not a file name", py_path.display()))?
+        .to_string();
     let text =
         std::fs::read_to_string(&toml_path).map_err(|e| format!("{}: {e}", toml_path.display()))?;
     let spec: ExampleSpec =
@@ -114,8 +123,8 @@ pub fn load(name: &str) -> Result<Example, String> {
         return Err(format!("{}: no kernel file", py_path.display()));
     }
     Ok(Example {
-        name: name.to_string(),
-        py_path,
+        name,
+        py_path: py_path.to_path_buf(),
         spec,
     })
 }
