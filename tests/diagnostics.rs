@@ -39,12 +39,22 @@ fn bad_kernels_get_rendered_diagnostics() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(1), "{name}: exit code; stderr:\n{stderr}");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: exit code; stderr:\n{stderr}"
+        );
         assert!(out.stdout.is_empty(), "{name}: wrote to stdout");
         assert!(!stderr.contains("panicked"), "{name}: panicked:\n{stderr}");
-        assert!(stderr.starts_with("error"), "{name}: not an error:\n{stderr}");
+        assert!(
+            stderr.starts_with("error"),
+            "{name}: not an error:\n{stderr}"
+        );
         // Every diagnostic points into the file, with a caret line.
-        assert!(stderr.contains(&format!("{rel}:")), "{name}: no file:line:col");
+        assert!(
+            stderr.contains(&format!("{rel}:")),
+            "{name}: no file:line:col"
+        );
         assert!(stderr.contains('^'), "{name}: no caret");
         expect_file![dir.join(format!("{name}.stderr"))].assert_eq(&stderr);
     }

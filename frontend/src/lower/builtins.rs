@@ -122,6 +122,10 @@ pub fn python_builtin(name: &str) -> Option<Val> {
 /// The candidate closest to `name` in edit distance, if close enough to be
 /// a plausible typo.
 pub fn suggest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    // One- and two-letter names are too short for a typo to be guessed.
+    if name.chars().count() <= 2 {
+        return None;
+    }
     let limit = (name.chars().count() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
@@ -2065,6 +2069,21 @@ impl Lowerer<'_> {
                 format!("`tl.store` needs a pointer, found {pty}"),
             ));
         };
+        if let Val::Ir(v) = &val.val {
+            if let Some(Elem::Ptr(_)) = self.ty(*v).elem() {
+                return Err(Diagnostic::error(
+                    val.span.clone(),
+                    format!(
+                        "cannot store {} through a pointer to {}",
+                        self.ty(*v),
+                        pointee.triton_name()
+                    ),
+                )
+                .with_label("this is a pointer, not a value")
+                .with_secondary(p.span.clone(), format!("stores {} elements", pointee.triton_name()))
+                .with_note("load the value first with `tl.load(...)`"));
+            }
+        }
         let vv = self.coerce(&val, pointee, &val.span)?;
         let vty = self.ty(vv);
         let mut pv = pv;
