@@ -2080,7 +2080,10 @@ impl Lowerer<'_> {
                     ),
                 )
                 .with_label("this is a pointer, not a value")
-                .with_secondary(p.span.clone(), format!("stores {} elements", pointee.triton_name()))
+                .with_secondary(
+                    p.span.clone(),
+                    format!("stores {} elements", pointee.triton_name()),
+                )
                 .with_note("load the value first with `tl.load(...)`"));
             }
         }

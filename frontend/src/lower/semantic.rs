@@ -31,24 +31,23 @@ pub fn int_const_type(i: i128) -> Option<ScalarType> {
     }
 }
 
-/// Kinds for weak-scalar promotion (bool < uint < int < float).
+/// Kinds for weak-scalar promotion (Triton's `dtype.KIND`: boolean <
+/// integral < floating; signed and unsigned integers are one kind).
 fn kind_rank(s: ScalarType) -> u8 {
     if s == ScalarType::I1 {
         0
-    } else if s.is_unsigned_int() {
-        1
     } else if s.is_int() {
-        2
+        1
     } else {
-        3
+        2
     }
 }
 
 fn const_kind_rank(c: &Const) -> Option<u8> {
     match c {
         Const::Bool(_) => Some(0),
-        Const::Int(_) => Some(2),
-        Const::Float(_) => Some(3),
+        Const::Int(_) => Some(1),
+        Const::Float(_) => Some(2),
         _ => None,
     }
 }
