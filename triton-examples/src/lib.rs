@@ -113,12 +113,7 @@ pub fn load_beside(py_path: &Path) -> Result<Example, String> {
         .and_then(|s| s.to_str())
         .ok_or_else(|| format!("{}: not a file name", py_path.display()))?
         .to_string();
-    let text =
-        std::fs::read_to_string(&toml_path).map_err(|e| format!("{}: {e}", toml_path.display()))?;
-    let spec: ExampleSpec =
-        toml::from_str(&text).map_err(|e| format!("{}: {e}", toml_path.display()))?;
-    spec.validate()
-        .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+    let spec = read_spec(&toml_path)?;
     if !py_path.is_file() {
         return Err(format!("{}: no kernel file", py_path.display()));
     }
@@ -127,6 +122,18 @@ pub fn load_beside(py_path: &Path) -> Result<Example, String> {
         py_path: py_path.to_path_buf(),
         spec,
     })
+}
+
+/// Reads and validates a launch-case file anywhere (e.g. the launch cases
+/// of the upstream tutorials in the root package's `tests/upstream/`).
+pub fn read_spec(toml_path: &Path) -> Result<ExampleSpec, String> {
+    let text =
+        std::fs::read_to_string(toml_path).map_err(|e| format!("{}: {e}", toml_path.display()))?;
+    let spec: ExampleSpec =
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", toml_path.display()))?;
+    spec.validate()
+        .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+    Ok(spec)
 }
 
 /// Every example, sorted by name.

@@ -558,7 +558,7 @@ impl Lowerer<'_> {
                     ("float", c) => c.as_float().map(Const::Float),
                     ("bool", c) => Some(Const::Bool(c.truthy())),
                     ("abs", Const::Float(f)) => Some(Const::Float(f.abs())),
-                    ("abs", c) => c.as_int().map(|i| Const::Int(i.abs())),
+                    ("abs", c) => c.as_int().and_then(i128::checked_abs).map(Const::Int),
                     _ => None,
                 };
                 r.map(Val::Const).ok_or_else(|| {
@@ -730,7 +730,7 @@ impl Lowerer<'_> {
                         format!("`tl.arange({start}, {end})`: end must be greater than start"),
                     ));
                 }
-                let n = end - start;
+                let n = end.saturating_sub(start);
                 if n & (n - 1) != 0 || n > 1 << 20 {
                     return Err(Diagnostic::error(span, format!("`tl.arange({start}, {end})` has {n} elements, which is not a power of two"))
                         .with_note("Triton ranges have power-of-two lengths; round up and mask the extra elements"));

@@ -561,7 +561,7 @@ impl Lowerer<'_> {
                     let lo = norm(bound(lower, 0)?);
                     let hi = norm(bound(upper, n)?);
                     let out = (lo..hi)
-                        .step_by(st as usize)
+                        .step_by(usize::try_from(st).unwrap_or(usize::MAX))
                         .map(|i| items[i as usize].clone())
                         .collect();
                     return Ok(Val::Tuple(out));

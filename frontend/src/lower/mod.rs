@@ -914,10 +914,19 @@ impl<'a> Lowerer<'a> {
                     "the step of a range cannot be zero",
                 ));
             }
-            let n = if s > 0 {
-                (u - l + s - 1).max(0) / s
-            } else {
-                (l - u - s - 1).max(0) / -s
+            // Python's len(range(l, u, s)), computed without overflow on
+            // absurd bounds (constants are 128-bit here).
+            let n = {
+                let (lo, hi, st) = if s > 0 {
+                    (l, u, s)
+                } else {
+                    (u, l, s.saturating_neg())
+                };
+                if hi <= lo {
+                    0
+                } else {
+                    hi.saturating_sub(lo).saturating_sub(1) / st + 1
+                }
             };
             if n > MAX_UNROLL {
                 return Err(Diagnostic::error(

@@ -889,7 +889,12 @@ impl Lowerer<'_> {
     /// Unary minus, `~` and `not` on runtime values.
     pub fn negate(&mut self, a: Arg, span: &Span) -> R<Val> {
         match &a.val {
-            Val::Const(Const::Int(i)) => Ok(Val::int(-i)),
+            Val::Const(Const::Int(i)) => i.checked_neg().map(Val::int).ok_or_else(|| {
+                Diagnostic::error(
+                    span.clone(),
+                    "integer overflow in a compile-time expression",
+                )
+            }),
             Val::Const(Const::Bool(b)) => Ok(Val::int(-(*b as i128))),
             Val::Const(Const::Float(f)) => Ok(Val::Const(Const::Float(-f))),
             _ => {

@@ -1,0 +1,333 @@
+//! Helpers shared by the integration tests: compiling a launch case with the
+//! frontend, checking the IR (verifier, text round trip) and running the
+//! case on the CPU interpreter against its plain-Rust reference.
+//!
+//! Each test file includes this module with `mod common;` and uses only part
+//! of it, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tawa_frontend::CompileOptions;
+use tawa_ir::interp::{run_grid, ArgValue, Buffer, InterpOptions, Memory};
+use tawa_ir::{parse_module, print_module, verify_module, Function, Module};
+use triton_examples::{
+    build_inputs, check_close, run_reference, Case, ExampleSpec, HostTensor, LaunchArg,
+};
+
+/// Reads and validates a launch-case file outside triton-examples (the
+/// `tests/upstream/*.toml` files).
+pub fn load_spec_file(path: &Path) -> Result<ExampleSpec, String> {
+    triton_examples::read_spec(path)
+}
+
+/// `tests/upstream/*.toml`, sorted.
+pub fn upstream_case_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/upstream");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The tutorial a launch-case file is for: `09-persistent-matmul` for
+/// `09-persistent-matmul--descriptor.toml`.
+pub fn upstream_stem(case_file: &Path) -> String {
+    let name = case_file.file_stem().unwrap().to_str().unwrap();
+    name.split("--").next().unwrap().to_string()
+}
+
+/// Ops (over the whole grid) after which a run is taken for a hang. Small
+/// cases run a few thousand tile ops; this only stops runaway loops.
+pub const MAX_STEPS: u64 = 20_000_000;
+
+/// What a successful interpreter run checked.
+#[derive(Debug, Clone)]
+pub struct CaseReport {
+    pub grid: [u32; 3],
+    /// Each checked output tensor and its largest absolute error.
+    pub outputs: Vec<(String, f64)>,
+    /// Time spent in `run_grid` alone.
+    pub interp_time: Duration,
+}
+
+/// The frontend options of a case (`triton_examples::CompileArgs` has the
+/// same fields).
+pub fn compile_options(spec: &ExampleSpec, case: &Case) -> Result<CompileOptions, String> {
+    let args = spec.compile_args(case)?;
+    Ok(CompileOptions {
+        kernel: args.kernel,
+        signature: args.signature,
+        defines: args.defines,
+        num_warps: args.num_warps,
+        num_stages: args.num_stages,
+    })
+}
+
+/// Verifier errors, one per line.
+pub fn verify_text(module: &Module) -> Result<(), String> {
+    verify_module(module).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+/// Compiles the case's kernel (diagnostics rendered without colour) and
+/// runs the verifier on the result.
+pub fn compile_case(py_path: &Path, spec: &ExampleSpec, case: &Case) -> Result<Module, String> {
+    let source = std::fs::read_to_string(py_path)
+        .map_err(|e| format!("cannot read {}: {e}", py_path.display()))?;
+    let opts = compile_options(spec, case)?;
+    let module = tawa_frontend::compile(&py_path.display().to_string(), &source, &opts)
+        .map_err(|d| format!("frontend error:\n{}", d.render(false)))?;
+    verify_text(&module).map_err(|e| format!("verifier rejects the frontend's IR:\n{e}"))?;
+    Ok(module)
+}
+
+/// The printed tile IR of a case's kernel.
+pub fn printed_ir(py_path: &Path, spec: &ExampleSpec, case: &Case) -> Result<String, String> {
+    compile_case(py_path, spec, case).map(|m| print_module(&m))
+}
+
+/// `print(parse(print(m))) == print(m)`, and the parsed module verifies.
+pub fn check_round_trip(module: &Module) -> Result<(), String> {
+    let text = print_module(module);
+    let parsed = parse_module(&text)
+        .map_err(|e| format!("printed IR does not parse back: {e}\n--- IR ---\n{text}"))?;
+    verify_text(&parsed).map_err(|e| format!("re-parsed IR does not verify:\n{e}"))?;
+    let again = print_module(&parsed);
+    if again != text {
+        let (line, a, b) = text
+            .lines()
+            .zip(again.lines())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+            .map(|(i, (a, b))| (i + 1, a.to_string(), b.to_string()))
+            .unwrap_or((
+                text.lines().count().min(again.lines().count()) + 1,
+                "<end>".into(),
+                "<end>".into(),
+            ));
+        return Err(format!(
+            "text round trip differs at line {line}:\n  printed:   {a}\n  reprinted: {b}"
+        ));
+    }
+    Ok(())
+}
+
+/// Compiles a case and runs it on the interpreter against its reference.
+pub fn run_case_on_interpreter(
+    py_path: &Path,
+    spec: &ExampleSpec,
+    case: &Case,
+    seed: u64,
+) -> Result<CaseReport, String> {
+    let module = compile_case(py_path, spec, case)?;
+    run_module_on_interpreter(&module, spec, case, seed)
+}
+
+/// The function `spec.kernel` of a compiled module.
+pub fn kernel_function<'m>(module: &'m Module, spec: &ExampleSpec) -> Result<&'m Function, String> {
+    module
+        .functions
+        .iter()
+        .find(|f| f.name == spec.kernel)
+        .ok_or_else(|| {
+            let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+            format!(
+                "module has no function `{}` (functions: {names:?})",
+                spec.kernel
+            )
+        })
+}
+
+/// Runs an already compiled case: inputs from `seed`, outputs poisoned,
+/// every output compared with the reference, and every byte that the kernel
+/// must not write (inputs, gaps between the rows of strided outputs)
+/// compared with its value before the launch.
+pub fn run_module_on_interpreter(
+    module: &Module,
+    spec: &ExampleSpec,
+    case: &Case,
+    seed: u64,
+) -> Result<CaseReport, String> {
+    let func = kernel_function(module, spec)?;
+    let inputs = build_inputs(case, seed)?;
+    let expected = run_reference(spec, case, &inputs)
+        .map_err(|e| format!("reference `{}` failed: {e}", spec.reference))?;
+
+    // Allocate every tensor (buffers, tensor arguments, pointer arrays) with
+    // its initial storage, poison included.
+    let mut mem = Memory::new();
+    let mut buffers: BTreeMap<&str, Buffer> = BTreeMap::new();
+    for t in &inputs {
+        let buf = mem.alloc_from_f64(t.dtype, &t.data);
+        buffers.insert(t.name.as_str(), buf);
+    }
+    for t in &inputs {
+        if let Some(targets) = &t.pointers_to {
+            let addrs = targets
+                .iter()
+                .map(|name| {
+                    buffers
+                        .get(name.as_str())
+                        .map(|b| b.base as f64)
+                        .ok_or_else(|| format!("pointer array `{}`: no tensor `{name}`", t.name))
+                })
+                .collect::<Result<Vec<f64>, String>>()?;
+            mem.write_f64(&buffers[t.name.as_str()], &addrs);
+        }
+    }
+    let before: BTreeMap<&str, Vec<u8>> = buffers
+        .iter()
+        .map(|(n, b)| (*n, mem.bytes(b).to_vec()))
+        .collect();
+
+    // Launch arguments in parameter order; descriptors expand to
+    // `x_base, x_shape0.., x_stride0..` as the frontend lays them out.
+    let buffer = |name: &str| -> Result<Buffer, String> {
+        buffers
+            .get(name)
+            .copied()
+            .ok_or_else(|| format!("no tensor `{name}`"))
+    };
+    let mut names = Vec::new();
+    let mut args = Vec::new();
+    for (name, arg) in case.launch_args()? {
+        match arg {
+            LaunchArg::Tensor(t) => {
+                names.push(name.clone());
+                args.push(ArgValue::Ptr(buffer(&t)?.base));
+            }
+            LaunchArg::PtrArray(_) => {
+                names.push(name.clone());
+                args.push(ArgValue::Ptr(buffer(&name)?.base));
+            }
+            LaunchArg::Int { value, .. } => {
+                names.push(name.clone());
+                args.push(ArgValue::Int(value));
+            }
+            LaunchArg::Float { value, .. } => {
+                names.push(name.clone());
+                args.push(ArgValue::Float(value));
+            }
+            LaunchArg::Desc {
+                of, shape, strides, ..
+            } => {
+                names.push(format!("{name}_base"));
+                args.push(ArgValue::Ptr(buffer(&of)?.base));
+                for (d, s) in shape.iter().enumerate() {
+                    names.push(format!("{name}_shape{d}"));
+                    args.push(ArgValue::Int(*s));
+                }
+                for (d, s) in strides.iter().enumerate() {
+                    names.push(format!("{name}_stride{d}"));
+                    args.push(ArgValue::Int(*s));
+                }
+            }
+        }
+    }
+    let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
+    if params != names.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(format!(
+            "kernel parameters {params:?} do not match the launch arguments {names:?}"
+        ));
+    }
+
+    let grid = case.grid()?;
+    let opts = InterpOptions {
+        max_steps: Some(MAX_STEPS),
+    };
+    let start = Instant::now();
+    run_grid(func, &args, grid, &mut mem, &opts).map_err(|e| format!("interpreter: {e}"))?;
+    let interp_time = start.elapsed();
+
+    let mut report = CaseReport {
+        grid,
+        outputs: Vec::new(),
+        interp_time,
+    };
+    let mut problems = Vec::new();
+    for t in &inputs {
+        let buf = buffers[t.name.as_str()];
+        let after = mem.bytes(&buf);
+        let orig = &before[t.name.as_str()];
+        if t.output {
+            let Some(want) = expected.get(&t.name) else {
+                problems.push(format!(
+                    "reference `{}` gives no values for output `{}`",
+                    spec.reference, t.name
+                ));
+                continue;
+            };
+            let got = t.gather(&mem.read_f64(&buf));
+            match check_close(&t.name, &got, want, case.tolerance) {
+                Ok(err) => report.outputs.push((t.name.clone(), err)),
+                Err(m) => problems.push(m.to_string().trim_end().to_string()),
+            }
+            if let Some(msg) = written_outside_view(t, orig, after) {
+                problems.push(msg);
+            }
+        } else if let Some(i) = first_changed_element(t, orig, after) {
+            problems.push(format!(
+                "input `{}` was written (storage element {i} changed)",
+                t.name
+            ));
+        }
+    }
+    if report.outputs.is_empty() && problems.is_empty() {
+        problems.push("the case has no output tensor: nothing was checked".into());
+    }
+    if problems.is_empty() {
+        Ok(report)
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// First storage element whose bytes differ.
+fn first_changed_element(t: &HostTensor, before: &[u8], after: &[u8]) -> Option<usize> {
+    let size = t.dtype.byte_size() as usize;
+    (0..before.len() / size)
+        .find(|i| before[i * size..(i + 1) * size] != after[i * size..(i + 1) * size])
+}
+
+/// Storage elements of an output outside its logical view (gaps of strided
+/// layouts) that the kernel changed.
+fn written_outside_view(t: &HostTensor, before: &[u8], after: &[u8]) -> Option<String> {
+    let size = t.dtype.byte_size() as usize;
+    let inside: BTreeSet<usize> = t.offsets().into_iter().collect();
+    let changed: Vec<usize> = (0..before.len() / size)
+        .filter(|i| !inside.contains(i))
+        .filter(|i| before[i * size..(i + 1) * size] != after[i * size..(i + 1) * size])
+        .collect();
+    if changed.is_empty() {
+        None
+    } else {
+        Some(format!(
+            "output `{}`: {} storage elements outside the tensor's view were written (first: {:?})",
+            t.name,
+            changed.len(),
+            &changed[..changed.len().min(5)]
+        ))
+    }
+}
+
+/// A panic payload as text.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_string()
+    }
+}
