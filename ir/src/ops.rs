@@ -464,6 +464,12 @@ pub enum OpKind {
     Reshape,
     /// `(tensor) -> tensor`, result dim `i` is operand dim `perm[i]`.
     Trans { perm: Vec<u32> },
+    /// `(a: T, b: T) -> tensor` of `T`'s shape with a new last dimension of
+    /// size 2 holding `a` then `b` (`tl.join`; scalars give `tensor<2x..>`).
+    Join,
+    /// `(tensor<...x2>) -> (T, T)`: the two halves of the last dimension
+    /// (`tl.split`), the inverse of `Join`.
+    Split,
 
     /// `(T, T) -> T`.
     Binary(BinaryOp),

@@ -947,6 +947,8 @@ impl<'a> Parser<'a> {
                 let perm = a.take_list(self, "perm")?.unwrap_or_default();
                 no_sub(self, OpKind::Trans { perm })?
             }
+            "join" => no_sub(self, OpKind::Join)?,
+            "split" => no_sub(self, OpKind::Split)?,
             "fma" => no_sub(self, OpKind::Fma)?,
             "cmp" => {
                 let pred = sub

@@ -89,6 +89,8 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::ExpandDims { .. } => "expand_dims".into(),
         OpKind::Reshape => "reshape".into(),
         OpKind::Trans { .. } => "trans".into(),
+        OpKind::Join => "join".into(),
+        OpKind::Split => "split".into(),
         OpKind::Binary(b) => b.name().into(),
         OpKind::Unary(u) => u.name().into(),
         OpKind::Fma => "fma".into(),

@@ -21,7 +21,8 @@
 //! 7. Types per op kind: elementwise ops have equal operand/result types;
 //!    `cmp` gives `i1` of the operand shape; `splat` scalar -> tile of the
 //!    same element; `broadcast` grows size-1 dims; `expand_dims`, `trans`,
-//!    `reshape` shapes; `dot` is `MxK @ KxN + MxN`; `reduce` drops its axis
+//!    `reshape` shapes; `join` appends a dimension of 2 and `split` takes
+//!    it off; `dot` is `MxK @ KxN + MxN`; `reduce` drops its axis
 //!    (argmax/argmin give `i32`); loads and stores match the pointee and
 //!    shape of their pointer; `addptr` is pointer + integer of one shape;
 //!    `make_range` has `end - start` elements, a power of two; constants
@@ -534,6 +535,35 @@ impl Types<'_> {
                 }
                 let s = perm.iter().map(|&p| shape[p as usize]).collect();
                 self.same("result", r, &Type::tensor(s, *elem))?;
+            }
+            OpKind::Join => {
+                self.counts(2, 1)?;
+                let (a, b) = (self.operand(0), self.operand(1));
+                self.same("operand types differ", a, b)?;
+                let Some(elem) = a.elem().filter(|_| is_value_like(a)) else {
+                    return Err(format!("join of {a}"));
+                };
+                let mut s = a.shape().to_vec();
+                s.push(2);
+                self.same("result", self.result(0), &Type::tensor(s, elem))?;
+            }
+            OpKind::Split => {
+                self.counts(1, 2)?;
+                let a = self.operand(0);
+                let Type::Tensor { shape, elem } = a else {
+                    return Err(format!("split of {a}"));
+                };
+                if shape.last() != Some(&2) {
+                    return Err(format!("split needs a last dimension of 2, found {a}"));
+                }
+                let s = shape[..shape.len() - 1].to_vec();
+                let want = if s.is_empty() {
+                    Type::Scalar(*elem)
+                } else {
+                    Type::tensor(s, *elem)
+                };
+                self.same("first result", self.result(0), &want)?;
+                self.same("second result", self.result(1), &want)?;
             }
             OpKind::Binary(b) => {
                 self.counts(2, 1)?;

@@ -1221,3 +1221,44 @@ fn f16_arithmetic_rounds_in_f16() {
     assert_eq!(o[4], 2.71875); // e rounded to f16
     assert_eq!(o[7], 1.0);
 }
+
+/// `join` interleaves its operands along a new last dimension, `split`
+/// undoes it; `tl.interleave` is a join followed by a reshape.
+#[test]
+fn join_split_interleave() {
+    let text = r#"tt.func @kernel(%out_ptr: ptr<i32>) attributes {num_warps = 4, num_stages = 3} {
+  %a = make_range {start = 0, end = 4} : tensor<4xi32>
+  %0 = constant 10 : i32
+  %1 = splat %0 : i32 -> tensor<4xi32>
+  %b = add %a, %1 : tensor<4xi32>
+  %j = join %a, %b : tensor<4x2xi32>
+  %lo, %hi = split %j : tensor<4xi32>, tensor<4xi32>
+  %2 = constant 100 : i32
+  %3 = splat %2 : i32 -> tensor<4xi32>
+  %4 = mul %lo, %3 : tensor<4xi32>
+  %5 = join %4, %hi : tensor<4x2xi32>
+  %inter = reshape %5 : tensor<4x2xi32> -> tensor<8xi32>
+  %6 = make_range {start = 0, end = 8} : tensor<8xi32>
+  %7 = splat %out_ptr : ptr<i32> -> tensor<8xptr<i32>>
+  %8 = addptr %7, %6 : tensor<8xptr<i32>>
+  store %8, %inter
+  return
+}
+"#;
+    let f = parse_function(text).unwrap();
+    verify_function(&f).unwrap();
+    let mut mem = Memory::new();
+    let out = mem.alloc(I32, 8);
+    run_grid(
+        &f,
+        &[ArgValue::Ptr(out.base)],
+        [1, 1, 1],
+        &mut mem,
+        &InterpOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        mem.read_f64(&out),
+        vec![0.0, 10.0, 100.0, 11.0, 200.0, 12.0, 300.0, 13.0]
+    );
+}

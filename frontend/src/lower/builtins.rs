@@ -1352,6 +1352,58 @@ impl Lowerer<'_> {
                 let shape = self.shape_arg(&tuple, "shape")?;
                 self.broadcast_to(v, &shape, &span).map(Val::Ir)
             }
+            "tl.join" | "tl.interleave" => {
+                let b = call.bind(&["a", "b"], 2)?;
+                let (x, y) = (b[0].clone().expect("bound"), b[1].clone().expect("bound"));
+                let (xv, yv, _) = self.promote_pair(&x, &y, false, name, &span)?;
+                let ty = self.ty(xv);
+                let elem = ty.elem().expect("promote_pair gives numbers");
+                let mut shape = ty.shape().to_vec();
+                if name == "tl.interleave" && shape.is_empty() {
+                    return Err(Diagnostic::error(
+                        span,
+                        "`tl.interleave` needs tiles, not scalars",
+                    ));
+                }
+                shape.push(2);
+                let j = self.emit1(
+                    OpKind::Join,
+                    vec![xv, yv],
+                    Type::tensor(shape.clone(), elem),
+                    &span,
+                );
+                if name == "tl.join" {
+                    return Ok(Val::Ir(j));
+                }
+                // interleave(a, b) = join(a, b) with the last two dims merged.
+                shape.pop();
+                let last = shape.pop().expect("checked non-scalar");
+                shape.push(2 * last);
+                Ok(Val::Ir(self.emit1(
+                    OpKind::Reshape,
+                    vec![j],
+                    Type::tensor(shape, elem),
+                    &span,
+                )))
+            }
+            "tl.split" => {
+                let b = call.bind(&["a"], 1)?;
+                let x = b[0].clone().expect("bound");
+                let (v, shape, elem) = self.tensor_arg(&x, name)?;
+                if shape.last() != Some(&2) {
+                    return Err(Diagnostic::error(x.span.clone(), format!("`tl.split` needs a last dimension of size 2, found {}", self.ty(v)))
+                        .with_note("reshape first, e.g. `tl.reshape(x, (M, 2, N // 2))` then `tl.permute(x, (0, 2, 1))`"));
+                }
+                let half = &shape[..shape.len() - 1];
+                let rty = if half.is_empty() {
+                    Type::Scalar(elem)
+                } else {
+                    Type::tensor(half.to_vec(), elem)
+                };
+                let op = self.emit(OpKind::Split, vec![v], vec![rty.clone(), rty], &span);
+                let r = self.f.ops[op].results.clone();
+                Ok(Val::Tuple(vec![Val::Ir(r[0]), Val::Ir(r[1])]))
+            }
             "tl.broadcast" => {
                 let b = call.bind(&["input", "other"], 2)?;
                 let (x, y) = (b[0].clone().expect("bound"), b[1].clone().expect("bound"));

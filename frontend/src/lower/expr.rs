@@ -783,6 +783,7 @@ pub(crate) const TENSOR_METHODS: &[&str] = &[
     "floor",
     "ceil",
     "logical_and",
+    "split",
     "logical_or",
 ];
 

@@ -101,6 +101,8 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::ExpandDims { .. } => "expand_dims",
         OpKind::Reshape => "reshape",
         OpKind::Trans { .. } => "trans",
+        OpKind::Join => "join",
+        OpKind::Split => "split",
         OpKind::Binary(b) => b.name(),
         OpKind::Unary(u) => u.name(),
         OpKind::Fma => "fma",
@@ -488,6 +490,32 @@ impl Interp<'_> {
                 let out_shape: Vec<u32> = perm.iter().map(|&p| x.shape[p as usize]).collect();
                 let strides: Vec<usize> = perm.iter().map(|&p| src[p as usize]).collect();
                 tile(gather(x, out_shape, &strides))
+            }
+            OpKind::Join => {
+                let (x, y) = (operand(0)?, operand(1)?);
+                let (x, y) = (as_tile(&x)?, as_tile(&y)?);
+                let n = x.numel();
+                check_lanes(n, &[x, y])?;
+                let nums = (0..2 * n).map(|i| {
+                    if i % 2 == 0 {
+                        x.get(i / 2)
+                    } else {
+                        y.get(i / 2)
+                    }
+                });
+                tile(Tile::from_nums(res_ty(0)?.shape().to_vec(), x.elem, nums))
+            }
+            OpKind::Split => {
+                let x = operand(0)?;
+                let x = as_tile(&x)?;
+                if x.shape.last() != Some(&2) {
+                    return Err("split needs a last dimension of 2".into());
+                }
+                let half = x.numel() / 2;
+                let shape = res_ty(0)?.shape().to_vec();
+                let a = Tile::from_nums(shape.clone(), x.elem, (0..half).map(|i| x.get(2 * i)));
+                let b = Tile::from_nums(shape, x.elem, (0..half).map(|i| x.get(2 * i + 1)));
+                Ok(vec![RVal::Tile(a), RVal::Tile(b)])
             }
             OpKind::Binary(b) => {
                 let (x, y) = (operand(0)?, operand(1)?);
