@@ -1012,9 +1012,8 @@ impl Lowerer<'_> {
                         "`fma` needs floating-point operands of one type",
                     ));
                 }
-                let (xv, yv) = self.broadcast_pair(xv, yv, &x.span, &y.span, &span)?;
-                let (xv, zv) = self.broadcast_pair(xv, zv, &x.span, &z.span, &span)?;
-                let (yv, _) = self.broadcast_pair(yv, zv, &y.span, &z.span, &span)?;
+                let [xv, yv, zv] =
+                    self.broadcast_all([(xv, &x.span), (yv, &y.span), (zv, &z.span)], &span)?;
                 let ty = self.ty(xv);
                 Ok(Val::Ir(self.emit1(
                     OpKind::Fma,
@@ -1051,9 +1050,8 @@ impl Lowerer<'_> {
                     let (xv, yv, _) = self.promote_pair(&x, &y, false, "where", &span)?;
                     (xv, yv)
                 };
-                let (xv, yv) = self.broadcast_pair(xv, yv, &x.span, &y.span, &span)?;
-                let (cv, xv) = self.broadcast_pair(cv, xv, &c.span, &x.span, &span)?;
-                let (_, yv) = self.broadcast_pair(cv, yv, &c.span, &y.span, &span)?;
+                let [cv, xv, yv] =
+                    self.broadcast_all([(cv, &c.span), (xv, &x.span), (yv, &y.span)], &span)?;
                 let ty = self.ty(xv);
                 Ok(Val::Ir(self.emit1(
                     OpKind::Select,

@@ -505,21 +505,7 @@ impl Lowerer<'_> {
             &body.span,
             &orelse.span,
         )?;
-        let types: Vec<Type> = la.iter().map(|v| self.ty(*v)).collect();
-        let loc = self.loc(span);
-        self.f
-            .append_op(then_b, OpKind::Yield, la, vec![], vec![], loc);
-        self.f
-            .append_op(else_b, OpKind::Yield, lb, vec![], vec![], loc);
-        let op = self.f.append_op(
-            outer,
-            OpKind::If,
-            vec![cv],
-            types,
-            vec![then_b, else_b],
-            loc,
-        );
-        let results = self.f.ops[op].results.clone();
+        let results = self.finish_if(outer, cv, (then_b, la), (else_b, lb), span);
         Ok(super::rebuild(&shape, &mut results.into_iter()))
     }
 

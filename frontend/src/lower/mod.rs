@@ -681,6 +681,38 @@ impl<'a> Lowerer<'a> {
             else_leaves.extend(lb);
             shapes.push(shape);
         }
+        let results = self.finish_if(
+            outer,
+            cond,
+            (then_b, then_leaves),
+            (else_b, else_leaves),
+            span,
+        );
+        let mut it = results.into_iter();
+        for ((name, _, _), shape) in merged.iter().zip(shapes) {
+            let v = rebuild(&shape, &mut it);
+            let sp = then_spans.get(name).cloned().unwrap_or(span.clone());
+            self.bind(name, v, &sp);
+        }
+        Ok(
+            if then_flow == Flow::Returned && else_flow == Flow::Returned {
+                Flow::Returned
+            } else {
+                Flow::Normal
+            },
+        )
+    }
+
+    /// Ends both branch blocks with `yield`s of the given leaves and appends
+    /// the `if` op to `outer`; returns its results.
+    pub(crate) fn finish_if(
+        &mut self,
+        outer: Block,
+        cond: Value,
+        (then_b, then_leaves): (Block, Vec<Value>),
+        (else_b, else_leaves): (Block, Vec<Value>),
+        span: &Span,
+    ) -> Vec<Value> {
         let types: Vec<Type> = then_leaves.iter().map(|v| self.ty(*v)).collect();
         let loc = self.loc(span);
         self.f
@@ -695,20 +727,15 @@ impl<'a> Lowerer<'a> {
             vec![then_b, else_b],
             loc,
         );
-        let results = self.f.ops[op].results.clone();
-        let mut it = results.into_iter();
-        for ((name, _, _), shape) in merged.iter().zip(shapes) {
-            let v = rebuild(&shape, &mut it);
-            let sp = then_spans.get(name).cloned().unwrap_or(span.clone());
-            self.bind(name, v, &sp);
+        self.f.ops[op].results.clone()
+    }
+
+    /// Binds each carried name to its block argument inside a loop body.
+    fn bind_carried(&mut self, carried: &[(String, Val)], args: &[Value], span: &Span) {
+        for ((name, _), &arg) in carried.iter().zip(args) {
+            let sp = self.var_spans.get(name).cloned().unwrap_or(span.clone());
+            self.bind(name, Val::Ir(arg), &sp);
         }
-        Ok(
-            if then_flow == Flow::Returned && else_flow == Flow::Returned {
-                Flow::Returned
-            } else {
-                Flow::Normal
-            },
-        )
     }
 
     /// Turns the two branch values of a name into matching IR leaves,
@@ -1022,10 +1049,7 @@ impl<'a> Lowerer<'a> {
         let outer = self.block;
         self.block = body_b;
         self.bind(iv_name, Val::Ir(args[0]), &target.span);
-        for (i, (name, _)) in carried.iter().enumerate() {
-            let sp = self.var_spans.get(name).cloned().unwrap_or(span.clone());
-            self.bind(name, Val::Ir(args[i + 1]), &sp);
-        }
+        self.bind_carried(&carried, &args[1..], span);
         self.loop_depth += 1;
         let body_refs: Vec<&Stmt> = body.iter().collect();
         self.stmts(&body_refs)?;
@@ -1072,10 +1096,7 @@ impl<'a> Lowerer<'a> {
         let before_b = self.f.new_block(types.clone());
         let bargs = self.f.blocks[before_b].args.clone();
         self.block = before_b;
-        for (i, (name, _)) in carried.iter().enumerate() {
-            let sp = self.var_spans.get(name).cloned().unwrap_or(span.clone());
-            self.bind(name, Val::Ir(bargs[i]), &sp);
-        }
+        self.bind_carried(&carried, &bargs, span);
         let c = self.expr(cond)?;
         let cv = self.scalar_condition(&c, &cond.span, "while")?;
         let mut cond_ops = vec![cv];
@@ -1087,10 +1108,7 @@ impl<'a> Lowerer<'a> {
         let after_b = self.f.new_block(types.clone());
         let aargs = self.f.blocks[after_b].args.clone();
         self.block = after_b;
-        for (i, (name, _)) in carried.iter().enumerate() {
-            let sp = self.var_spans.get(name).cloned().unwrap_or(span.clone());
-            self.bind(name, Val::Ir(aargs[i]), &sp);
-        }
+        self.bind_carried(&carried, &aargs, span);
         self.loop_depth += 1;
         let body_refs: Vec<&Stmt> = body.iter().collect();
         self.stmts(&body_refs)?;

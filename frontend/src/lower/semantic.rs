@@ -671,6 +671,34 @@ impl Lowerer<'_> {
         Ok((x, y))
     }
 
+    /// Broadcasts several values to their common shape.
+    pub fn broadcast_all<const N: usize>(
+        &mut self,
+        vals: [(Value, &Span); N],
+        span: &Span,
+    ) -> R<[Value; N]> {
+        let mut shape: Vec<u32> = Vec::new();
+        for (v, _) in &vals {
+            let s = self.ty(*v).shape().to_vec();
+            shape = match self.broadcast_shape(&shape, &s) {
+                Some(s) => s,
+                None => {
+                    let mut d = Diagnostic::error(span.clone(), "operands of incompatible shapes")
+                        .with_label("these cannot be broadcast together");
+                    for (v, sp) in &vals {
+                        d = d.with_secondary((*sp).clone(), format!("{}", self.ty(*v)));
+                    }
+                    return Err(d);
+                }
+            };
+        }
+        let mut out = vals.map(|(v, _)| v);
+        for (o, (_, sp)) in out.iter_mut().zip(vals.iter()) {
+            *o = self.broadcast_to(*o, &shape, sp)?;
+        }
+        Ok(out)
+    }
+
     /// Lowers `a <op> b` with Triton's semantics (Python's when both are
     /// compile-time constants).
     pub fn binary(&mut self, op: BinOpKind, a: Arg, b: Arg, span: &Span) -> R<Val> {

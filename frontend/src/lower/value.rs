@@ -231,24 +231,7 @@ pub fn tl_name(s: ScalarType) -> &'static str {
     }
 }
 
-/// `tl.<name>` dtypes.
+/// `tl.<name>` dtypes (the inverse of [`tl_name`]).
 pub fn dtype_by_tl_name(name: &str) -> Option<ScalarType> {
-    Some(match name {
-        "int1" => ScalarType::I1,
-        "int8" => ScalarType::I8,
-        "int16" => ScalarType::I16,
-        "int32" => ScalarType::I32,
-        "int64" => ScalarType::I64,
-        "uint8" => ScalarType::U8,
-        "uint16" => ScalarType::U16,
-        "uint32" => ScalarType::U32,
-        "uint64" => ScalarType::U64,
-        "float8e4nv" => ScalarType::F8E4M3,
-        "float8e5" => ScalarType::F8E5M2,
-        "float16" => ScalarType::F16,
-        "bfloat16" => ScalarType::BF16,
-        "float32" => ScalarType::F32,
-        "float64" => ScalarType::F64,
-        _ => return None,
-    })
+    ScalarType::ALL.into_iter().find(|&s| tl_name(s) == name)
 }
