@@ -43,15 +43,12 @@ pub fn split(sig: &str) -> Vec<String> {
     let mut quote: Option<char> = None;
     let mut cur = String::new();
     for c in sig.chars() {
-        match quote {
-            Some(q) => {
-                if c == q {
-                    quote = None;
-                }
-                cur.push(c);
-                continue;
+        if let Some(q) = quote {
+            if c == q {
+                quote = None;
             }
-            None => {}
+            cur.push(c);
+            continue;
         }
         match c {
             '\'' | '"' => {

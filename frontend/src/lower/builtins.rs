@@ -436,7 +436,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn arg_or<'b>(b: &'b [Option<Arg>], i: usize) -> Option<&'b Arg> {
+    fn arg_or(b: &[Option<Arg>], i: usize) -> Option<&Arg> {
         b.get(i)
             .and_then(|a| a.as_ref())
             .filter(|a| !matches!(a.val, Val::Const(Const::None)))

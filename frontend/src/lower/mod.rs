@@ -1327,8 +1327,8 @@ impl<'a> Lowerer<'a> {
             };
             frame.insert(p.name.clone(), v);
         }
-        let saved_vars = std::mem::replace(&mut self.vars, HashMap::new());
-        let saved_spans = std::mem::replace(&mut self.var_spans, HashMap::new());
+        let saved_vars = std::mem::take(&mut self.vars);
+        let saved_spans = std::mem::take(&mut self.var_spans);
         let saved_loop = std::mem::replace(&mut self.loop_depth, 0);
         let saved_name = std::mem::replace(&mut self.func_name, def.name.clone());
         for (name, v) in frame {
@@ -1682,10 +1682,8 @@ pub(crate) fn may_return(stmts: &[Stmt]) -> bool {
 pub(crate) fn assigned_names(stmts: &[Stmt], out: &mut Vec<String>) {
     fn target(e: &Expr, out: &mut Vec<String>) {
         match &e.kind {
-            ExprKind::Name(n) => {
-                if !out.contains(n) {
-                    out.push(n.clone());
-                }
+            ExprKind::Name(n) if !out.contains(n) => {
+                out.push(n.clone());
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 items.iter().for_each(|i| target(i, out))
