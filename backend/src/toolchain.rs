@@ -226,7 +226,7 @@ pub fn find_nvrtc() -> Result<Located, ToolchainError> {
                     via: FoundVia::SystemLoader,
                 })
             }
-            Err(e) => searched.push(format!("system loader: {name} ({e})")),
+            Err(e) => searched.push(format!("system loader: {name} ({})", library_error(&e))),
         }
     }
     Err(ToolchainError {
@@ -292,6 +292,15 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
         tool: Tool::Ptxas,
         searched,
     })
+}
+
+/// libloading's `Display` says only "dlopen failed"; the loader's own
+/// message (which file, why) is in the error's source.
+pub(crate) fn library_error(e: &libloading::Error) -> String {
+    match std::error::Error::source(e) {
+        Some(source) => source.to_string(),
+        None => e.to_string(),
+    }
 }
 
 fn why_empty(dir: &Path) -> &'static str {

@@ -121,6 +121,7 @@ struct Nvrtc {
     // Kept last and never dropped (the value lives in a static): the
     // function pointers above point into it.
     _lib: libloading::Library,
+    _builtins: Option<libloading::Library>,
 }
 
 /// Why NVRTC could not be loaded, kept so every later call reports the same.
@@ -158,13 +159,20 @@ fn load_nvrtc() -> Result<Nvrtc, LoadFailure> {
         library: path.clone(),
         message,
     };
+    let builtins = preload_builtins(&path).map_err(&fail)?;
     // SAFETY: NVRTC's initializers have no preconditions.
-    let lib = unsafe { libloading::Library::new(&path) }.map_err(|e| fail(e.to_string()))?;
+    let lib = unsafe { libloading::Library::new(&path) }
+        .map_err(|e| fail(toolchain::library_error(&e)))?;
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the type is the one nvrtc.h declares for this symbol.
-            *unsafe { lib.get(concat!($name, "\0").as_bytes()) }
-                .map_err(|e| fail(format!("missing symbol {}: {e}", $name)))?
+            *unsafe { lib.get(concat!($name, "\0").as_bytes()) }.map_err(|e| {
+                fail(format!(
+                    "missing symbol {}: {}",
+                    $name,
+                    toolchain::library_error(&e)
+                ))
+            })?
         };
     }
     let version_fn: unsafe extern "C" fn(*mut c_int, *mut c_int) -> NvrtcResult =
@@ -189,7 +197,50 @@ fn load_nvrtc() -> Result<Nvrtc, LoadFailure> {
         get_log_size: sym!("nvrtcGetProgramLogSize"),
         get_log: sym!("nvrtcGetProgramLog"),
         _lib: lib,
+        _builtins: builtins,
     })
+}
+
+/// NVRTC `dlopen`s its builtins library (`libnvrtc-builtins.so.13.0`) by
+/// bare name at the first compile, and the wheel's `libnvrtc.so.13` has no
+/// RPATH, so outside a CUDA install that fails ("failed to open
+/// libnvrtc-builtins.so.13.0"). Loading the builtins beside it by full path
+/// first makes that `dlopen` find the already-loaded library by its SONAME.
+/// Only builtins from NVRTC's own folder are preloaded, so one install's
+/// builtins never mix with another's NVRTC; none there (a system install
+/// whose folder the loader searches anyway) is fine.
+fn preload_builtins(nvrtc: &Path) -> Result<Option<libloading::Library>, String> {
+    let Some(dir) = nvrtc.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(None);
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let mut builtins: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
+        })
+        .collect();
+    // Longest name first: `libnvrtc-builtins.so.13.0` over a shorter link.
+    builtins.sort();
+    builtins.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+    match builtins.first() {
+        // SAFETY: as for NVRTC itself.
+        Some(path) => unsafe { libloading::Library::new(path) }
+            .map(Some)
+            .map_err(|e| {
+                format!(
+                    "cannot load {}: {}",
+                    path.display(),
+                    toolchain::library_error(&e)
+                )
+            }),
+        None => Ok(None),
+    }
 }
 
 impl Nvrtc {
