@@ -13,7 +13,7 @@
 //! | under `$TAWA_CUDA_TOOLS`           | under `$TAWA_CUDA_TOOLS`           |
 //! | under `<workspace>/.tools/cuda`    | under `<workspace>/.tools/cuda`    |
 //! | under `.tools/cuda` in an ancestor of the running executable | same    |
-//! | `$CUDA_HOME`/`$CUDA_PATH` `lib64`, `lib` | `$CUDA_HOME`/`$CUDA_PATH` `bin` |
+//! | `lib64`, `lib` of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda` | `bin` of the same |
 //! | the system loader (`libnvrtc.so.13`, `libnvrtc.so`) | `$PATH`           |
 //!
 //! `<workspace>` is the parent of this crate's manifest directory, fixed at
@@ -46,6 +46,9 @@ pub const LOCAL_TOOLS_DIR: &str = ".tools/cuda";
 /// Library names tried through the system loader, newest first. Only CUDA 13
 /// and the unversioned development link: the backend targets CUDA 13's NVRTC.
 const NVRTC_SONAMES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so"];
+
+/// Where CUDA toolkit installers put the toolkit.
+const DEFAULT_CUDA_HOME: &str = "/usr/local/cuda";
 
 /// How deep the search goes below a tools folder (the wheels need 3).
 const MAX_SEARCH_DEPTH: usize = 6;
@@ -162,11 +165,18 @@ fn tool_dirs() -> Vec<(PathBuf, FoundVia, String)> {
     dirs
 }
 
+/// `$CUDA_HOME`, `$CUDA_PATH`, then the toolkit's default prefix (the GPU
+/// machine's image has CUDA 13 there, often without `CUDA_HOME` set).
 fn cuda_homes() -> Vec<(PathBuf, String)> {
-    ["CUDA_HOME", "CUDA_PATH"]
+    let mut homes: Vec<(PathBuf, String)> = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
         .filter_map(|var| env_path(var).map(|p| (p, format!("${var}"))))
-        .collect()
+        .collect();
+    let default = PathBuf::from(DEFAULT_CUDA_HOME);
+    if !homes.iter().any(|(p, _)| *p == default) {
+        homes.push((default, DEFAULT_CUDA_HOME.into()));
+    }
+    homes
 }
 
 fn env_path(var: &str) -> Option<PathBuf> {

@@ -445,6 +445,8 @@ impl Gpu {
             )));
         }
         if let Some(cluster) = cfg.cluster {
+            // `%`, not `is_multiple_of`: the workspace's rust-version is 1.85.
+            #[allow(clippy::manual_is_multiple_of)]
             if cluster.contains(&0) || (0..3).any(|i| cfg.grid[i] % cluster[i] != 0) {
                 return Err(invalid(format!(
                     "grid {:?} is not a multiple of cluster {cluster:?}",
