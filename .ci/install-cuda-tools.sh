@@ -4,11 +4,13 @@
 # so the compile checks (DESIGN.md, "Testing, in tiers" item 4) run without a
 # CUDA toolkit or a GPU. Idempotent: does nothing when both tools are there.
 #
-# Only the two wheels are fetched, without their dependencies: we need
-# libnvrtc and the ptxas binary, not nvcc's host toolchain (nvvm, crt, ...).
+# Only the two wheels are fetched, without their dependencies, and only
+# libnvrtc (+ builtins), nvrtc.h and ptxas are unpacked (about 150 MB instead
+# of 330): nvcc's host toolchain (nvvm, crt, nvlink, ...) is not needed.
 # The wheels are unpacked with Python's zipfile (not `pip install --target`)
 # so that a rerun after a partial install never trips over pip's refusal to
 # merge into an existing `nvidia/` folder, and so executable bits survive.
+# The downloaded wheels are deleted afterwards (pip's own cache keeps them).
 #
 # Usage: .ci/install-cuda-tools.sh [DEST]   (DEST defaults to .tools/cuda)
 # Prints the paths of libnvrtc and ptxas on its last two lines.
@@ -16,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dest="${1:-.tools/cuda}"
-wheels=".whl/cuda-13.0"
+wheels=".tools/cuda-wheels"
 # Pinned to one release so that every machine compiles with the same NVRTC
 # (the compile cache is keyed by NVRTC's version anyway).
 version="13.0.88"
@@ -48,14 +50,21 @@ dest, wheels = sys.argv[1], sys.argv[2:]
 for wheel in wheels:
     with zipfile.ZipFile(wheel) as z:
         for info in z.infolist():
-            # Only the payload: dist-info metadata is of no use here.
-            if ".dist-info/" in info.filename or info.is_dir():
+            name = info.filename.rsplit("/", 1)[-1]
+            wanted = (
+                name == "ptxas"
+                or name == "nvrtc.h"
+                or name.startswith("libnvrtc.so.")
+                or name.startswith("libnvrtc-builtins.so.")
+            )
+            if info.is_dir() or ".dist-info/" in info.filename or not wanted:
                 continue
             path = z.extract(info, dest)
             mode = (info.external_attr >> 16) & 0o777
             if mode:
                 os.chmod(path, mode)
 PY
+    rm -rf "$wheels"
     find_tools
     if [[ -z "$nvrtc" || -z "$ptxas" ]]; then
         echo "error: the wheels did not contain libnvrtc.so.* and ptxas" >&2
