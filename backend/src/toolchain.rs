@@ -185,39 +185,46 @@ fn env_path(var: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// Finds NVRTC. See the module docs for the order.
-pub fn find_nvrtc() -> Result<Located, ToolchainError> {
-    let mut searched = Vec::new();
-    if let Some(path) = env_path(ENV_NVRTC) {
+/// The places every tool is searched first, in order: the explicit variable
+/// (`Some(Err)` when it points at nothing), then the tools folders, then the
+/// CUDA homes' `subdirs`. `None`: not found there, `searched` says where.
+fn search_common(
+    tool: Tool,
+    env_var: &str,
+    matches: fn(&OsStr) -> bool,
+    home_subdirs: &[&str],
+    searched: &mut Vec<String>,
+) -> Option<Result<Located, ToolchainError>> {
+    if let Some(path) = env_path(env_var) {
         if path.is_file() {
-            return Ok(Located {
+            return Some(Ok(Located {
                 path,
                 via: FoundVia::ExplicitPath,
-            });
+            }));
         }
         searched.push(format!(
-            "${ENV_NVRTC} = {} (no such file; not looking elsewhere)",
+            "${env_var} = {} (no such file; not looking elsewhere)",
             path.display()
         ));
-        return Err(ToolchainError {
-            tool: Tool::Nvrtc,
-            searched,
-        });
+        return Some(Err(ToolchainError {
+            tool,
+            searched: std::mem::take(searched),
+        }));
     }
     for (dir, via, what) in tool_dirs() {
-        match find_below(&dir, is_nvrtc_name) {
-            Some(path) => return Ok(Located { path, via }),
+        match find_below(&dir, matches) {
+            Some(path) => return Some(Ok(Located { path, via })),
             None => searched.push(format!("{what}: {} ({})", dir.display(), why_empty(&dir))),
         }
     }
     for (home, what) in cuda_homes() {
-        for sub in ["lib64", "lib"] {
+        for sub in home_subdirs {
             let dir = home.join(sub);
-            if let Some(path) = find_in(&dir, is_nvrtc_name) {
-                return Ok(Located {
+            if let Some(path) = find_in(&dir, matches) {
+                return Some(Ok(Located {
                     path,
                     via: FoundVia::CudaHome,
-                });
+                }));
             }
             searched.push(format!(
                 "{what}/{sub}: {} ({})",
@@ -225,6 +232,21 @@ pub fn find_nvrtc() -> Result<Located, ToolchainError> {
                 why_empty(&dir)
             ));
         }
+    }
+    None
+}
+
+/// Finds NVRTC. See the module docs for the order.
+pub fn find_nvrtc() -> Result<Located, ToolchainError> {
+    let mut searched = Vec::new();
+    if let Some(found) = search_common(
+        Tool::Nvrtc,
+        ENV_NVRTC,
+        is_nvrtc_name,
+        &["lib64", "lib"],
+        &mut searched,
+    ) {
+        return found;
     }
     for name in NVRTC_SONAMES {
         // SAFETY: loading NVRTC runs only its (and its dependencies') ELF
@@ -248,41 +270,14 @@ pub fn find_nvrtc() -> Result<Located, ToolchainError> {
 /// Finds ptxas. See the module docs for the order.
 pub fn find_ptxas() -> Result<Located, ToolchainError> {
     let mut searched = Vec::new();
-    if let Some(path) = env_path(ENV_PTXAS) {
-        if path.is_file() {
-            return Ok(Located {
-                path,
-                via: FoundVia::ExplicitPath,
-            });
-        }
-        searched.push(format!(
-            "${ENV_PTXAS} = {} (no such file; not looking elsewhere)",
-            path.display()
-        ));
-        return Err(ToolchainError {
-            tool: Tool::Ptxas,
-            searched,
-        });
-    }
-    for (dir, via, what) in tool_dirs() {
-        match find_below(&dir, is_ptxas_name) {
-            Some(path) => return Ok(Located { path, via }),
-            None => searched.push(format!("{what}: {} ({})", dir.display(), why_empty(&dir))),
-        }
-    }
-    for (home, what) in cuda_homes() {
-        let dir = home.join("bin");
-        if let Some(path) = find_in(&dir, is_ptxas_name) {
-            return Ok(Located {
-                path,
-                via: FoundVia::CudaHome,
-            });
-        }
-        searched.push(format!(
-            "{what}/bin: {} ({})",
-            dir.display(),
-            why_empty(&dir)
-        ));
+    if let Some(found) = search_common(
+        Tool::Ptxas,
+        ENV_PTXAS,
+        is_ptxas_name,
+        &["bin"],
+        &mut searched,
+    ) {
+        return found;
     }
     match std::env::var_os("PATH") {
         Some(path_var) => {

@@ -76,6 +76,13 @@ fn private_cache(test: &str) -> PathBuf {
     dir
 }
 
+fn no_cache() -> CompileOptions {
+    CompileOptions {
+        use_cache: false,
+        ..CompileOptions::default()
+    }
+}
+
 fn opts_with_cache(dir: &std::path::Path) -> CompileOptions {
     CompileOptions {
         cache_dir: Some(dir.to_path_buf()),
@@ -110,15 +117,7 @@ fn ptxas_reports_registers_and_no_spills() {
     if !tools_present("ptxas_reports_registers_and_no_spills") {
         return;
     }
-    let compiled = compile_cuda(
-        SAXPY,
-        "saxpy",
-        &CompileOptions {
-            use_cache: false,
-            ..CompileOptions::default()
-        },
-    )
-    .unwrap();
+    let compiled = compile_cuda(SAXPY, "saxpy", &no_cache()).unwrap();
     let report = ptxas_info(&compiled.ptx).unwrap();
     let k = report
         .kernel("saxpy")
@@ -144,15 +143,7 @@ fn compile_error_shows_the_offending_source_line() {
     if !tools_present("compile_error_shows_the_offending_source_line") {
         return;
     }
-    let err = compile_cuda(
-        BROKEN,
-        "broken",
-        &CompileOptions {
-            use_cache: false,
-            ..CompileOptions::default()
-        },
-    )
-    .unwrap_err();
+    let err = compile_cuda(BROKEN, "broken", &no_cache()).unwrap_err();
     let text = err.to_string();
     eprintln!("{text}");
     let RuntimeError::Compile { diagnostics, .. } = &err else {
@@ -177,15 +168,7 @@ fn missing_kernel_name_is_an_error() {
     if !tools_present("missing_kernel_name_is_an_error") {
         return;
     }
-    let err = compile_cuda(
-        SAXPY,
-        "saxpy2",
-        &CompileOptions {
-            use_cache: false,
-            ..CompileOptions::default()
-        },
-    )
-    .unwrap_err();
+    let err = compile_cuda(SAXPY, "saxpy2", &no_cache()).unwrap_err();
     assert!(
         matches!(&err, RuntimeError::KernelNotFound { entries, .. } if entries == &["saxpy"]),
         "{err}"
