@@ -13,7 +13,7 @@
 //! | under `$TAWA_CUDA_TOOLS`           | under `$TAWA_CUDA_TOOLS`           |
 //! | under `<workspace>/.tools/cuda`    | under `<workspace>/.tools/cuda`    |
 //! | under `.tools/cuda` in an ancestor of the running executable | same    |
-//! | `lib64`, `lib` of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda` | `bin` of the same |
+//! | `lib64`, `lib` of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda`, the toolkit of `nvcc` on `$PATH` | `bin` of the same |
 //! | the system loader (`libnvrtc.so.13`, `libnvrtc.so`) | `$PATH`           |
 //!
 //! `<workspace>` is the parent of this crate's manifest directory, fixed at
@@ -165,16 +165,29 @@ fn tool_dirs() -> Vec<(PathBuf, FoundVia, String)> {
     dirs
 }
 
-/// `$CUDA_HOME`, `$CUDA_PATH`, then the toolkit's default prefix (the GPU
-/// machine's image has CUDA 13 there, often without `CUDA_HOME` set).
+/// `$CUDA_HOME`, `$CUDA_PATH`, the toolkit's default prefix, then the
+/// toolkit of any `nvcc` on `$PATH`: the GPU machine's image has a CUDA 13
+/// toolkit without `CUDA_HOME` set.
 fn cuda_homes() -> Vec<(PathBuf, String)> {
     let mut homes: Vec<(PathBuf, String)> = ["CUDA_HOME", "CUDA_PATH"]
         .iter()
         .filter_map(|var| env_path(var).map(|p| (p, format!("${var}"))))
         .collect();
-    let default = PathBuf::from(DEFAULT_CUDA_HOME);
-    if !homes.iter().any(|(p, _)| *p == default) {
-        homes.push((default, DEFAULT_CUDA_HOME.into()));
+    let mut push = |home: PathBuf, what: String| {
+        if !homes.iter().any(|(p, _)| *p == home) {
+            homes.push((home, what));
+        }
+    };
+    push(PathBuf::from(DEFAULT_CUDA_HOME), DEFAULT_CUDA_HOME.into());
+    // A toolkit elsewhere whose `bin/` is on $PATH (nvcc is the marker).
+    if let Some(path_var) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path_var) {
+            if dir.join("nvcc").is_file() {
+                if let Some(home) = dir.parent() {
+                    push(home.to_path_buf(), "the toolkit of nvcc on $PATH".into());
+                }
+            }
+        }
     }
     homes
 }

@@ -280,5 +280,11 @@ fn gpu_saxpy_launch_and_timing() {
         .unwrap();
     eprintln!("saxpy launches (ms): {times:?}");
     assert_eq!(times.len(), 5);
-    assert!(times.iter().all(|&t| t > 0.0 && t < 1000.0), "{times:?}");
+    // Event resolution is about half a microsecond: a single tiny launch may
+    // read 0, five of them together not.
+    assert!(
+        times.iter().all(|&t| (0.0..1000.0).contains(&t)),
+        "{times:?}"
+    );
+    assert!(times.iter().sum::<f32>() > 0.0, "{times:?}");
 }
