@@ -4,6 +4,10 @@
 //! - [`layout`]: distributed layouts (which thread holds which element,
 //!   in which register), with the split of every coordinate into a
 //!   per-thread base and per-register constants that emission relies on.
+//! - [`toolchain`]: finds NVRTC and ptxas (project-local `.tools/cuda`
+//!   from `.ci/install-cuda-tools.sh`, env overrides, system toolkits).
+//! - [`runtime`]: NVRTC compile with an on-disk cache, ptxas resource
+//!   reports, and the GPU side on cudarc (buffers, launch, event timing).
 //!
 //! Still to come for the plain backend (issue "Plain backend and GPU
 //! runtime"), in this order:
@@ -21,3 +25,5 @@
 //!    shuffle + shared-memory reductions, `mma.sync`/WGMMA for `dot`.
 
 pub mod layout;
+pub mod runtime;
+pub mod toolchain;

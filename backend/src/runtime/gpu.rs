@@ -1,0 +1,667 @@
+//! The GPU side, on cudarc's driver API with dynamic loading: device,
+//! buffers, module loading, launches, CUDA-event timing.
+//!
+//! One [`Gpu`] owns the device's primary context and one stream; every copy,
+//! memset and launch goes to that stream in order, so cudarc's per-buffer
+//! event tracking (for multi-stream use) is turned off. Launch errors are
+//! asynchronous: a bad kernel shows up at the next [`Gpu::synchronize`] or
+//! download, and the error then names the last kernel launched. An illegal
+//! address or a trap poisons the context; create a new process to go on.
+//!
+//! Nothing here panics when no driver is installed: [`Gpu::available`]
+//! answers false and [`Gpu::new`] returns [`RuntimeError::NoDriver`]. cudarc
+//! resolves driver symbols lazily and panics on a missing one (an old
+//! driver); entry points catch that and turn it into an error.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::result::{self as cu, DriverError};
+use cudarc::driver::sys::{
+    self, CUdevice_attribute, CUevent_flags, CUfunction_attribute, CUlaunchAttribute,
+    CUlaunchAttributeID, CUlaunchConfig,
+};
+use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr};
+
+use super::error::RuntimeError;
+use super::nvrtc::Compiled;
+
+/// Dynamic shared memory a kernel may use without opting in.
+pub const DEFAULT_DYN_SMEM_LIMIT: u32 = 48 * 1024;
+
+/// Human-readable form of a driver error: `CUDA_ERROR_X: description`.
+fn describe(e: &DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name}: {}", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+fn drv(call: &str, kernel: Option<&str>, e: DriverError) -> RuntimeError {
+    RuntimeError::driver(call, kernel, describe(&e))
+}
+
+/// Runs `f`, turning a panic inside cudarc (a symbol this driver lacks) into
+/// an error instead of unwinding through the caller.
+fn guarded<T>(call: &str, f: impl FnOnce() -> Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "panic in the CUDA bindings".into());
+        Err(RuntimeError::driver(call, None, message))
+    })
+}
+
+fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the driver library by its usual names.
+    catch_unwind(|| unsafe { sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// One argument of a kernel launch, passed by value as the kernel's
+/// parameter list declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KernelArg {
+    /// A device pointer (`T*`), e.g. [`DeviceBuffer::ptr`].
+    Ptr(u64),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    /// Two bytes, e.g. the bits of an `__half` or `__nv_bfloat16` scalar.
+    U16(u16),
+    /// Raw bytes of a by-value struct, e.g. a 128-byte `CUtensorMap` passed
+    /// as `const __grid_constant__ CUtensorMap`. Kept 64-byte aligned.
+    Bytes(Vec<u8>),
+}
+
+impl KernelArg {
+    /// The bytes the driver copies into the parameter.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            KernelArg::Ptr(v) | KernelArg::U64(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::I32(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::U32(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::I64(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::F32(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::F64(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::U16(v) => v.to_ne_bytes().to_vec(),
+            KernelArg::Bytes(b) => b.clone(),
+        }
+    }
+}
+
+impl From<&DeviceBuffer> for KernelArg {
+    fn from(b: &DeviceBuffer) -> Self {
+        KernelArg::Ptr(b.ptr())
+    }
+}
+
+/// 64-byte aligned storage for one packed argument (`CUtensorMap` needs 64).
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Chunk([u8; 64]);
+
+/// The argument values in the layout `cuLaunchKernel` expects: an array of
+/// pointers, each to one argument's bytes. The pointees live in `storage`.
+struct PackedArgs {
+    storage: Vec<Vec<Chunk>>,
+}
+
+impl PackedArgs {
+    fn new(args: &[KernelArg]) -> Self {
+        let storage = args
+            .iter()
+            .map(|a| {
+                let bytes = a.to_bytes();
+                let mut chunks = vec![Chunk([0; 64]); bytes.len().div_ceil(64).max(1)];
+                for (i, b) in bytes.iter().enumerate() {
+                    chunks[i / 64].0[i % 64] = *b;
+                }
+                chunks
+            })
+            .collect();
+        PackedArgs { storage }
+    }
+
+    fn pointers(&mut self) -> Vec<*mut std::ffi::c_void> {
+        self.storage
+            .iter_mut()
+            .map(|c| c.as_mut_ptr().cast())
+            .collect()
+    }
+}
+
+/// Device memory owned by a [`Gpu`]'s stream; freed on drop.
+pub struct DeviceBuffer {
+    slice: CudaSlice<u8>,
+    ptr: u64,
+    len: usize,
+}
+
+impl DeviceBuffer {
+    /// The device address, for [`KernelArg::Ptr`].
+    pub fn ptr(&self) -> u64 {
+        self.ptr
+    }
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl std::fmt::Debug for DeviceBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeviceBuffer({:#x}, {} bytes)", self.ptr, self.len)
+    }
+}
+
+/// A kernel loaded into a [`Gpu`]'s context.
+pub struct Kernel {
+    name: String,
+    func: CudaFunction,
+    /// The dynamic shared memory limit set so far (opt-in above 48 KiB).
+    dyn_smem_limit: AtomicU32,
+    /// `(offset, size)` of each parameter, when the driver can tell
+    /// (`cuFuncGetParamInfo`, CUDA 12.4+); used to check launches.
+    params: Option<Vec<(usize, usize)>>,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Registers per thread, as loaded.
+    pub fn num_regs(&self) -> Result<i32, RuntimeError> {
+        self.func
+            .num_regs()
+            .map_err(|e| drv("cuFuncGetAttribute", Some(&self.name), e))
+    }
+    /// Static shared memory in bytes.
+    pub fn static_smem(&self) -> Result<i32, RuntimeError> {
+        self.func
+            .shared_size_bytes()
+            .map_err(|e| drv("cuFuncGetAttribute", Some(&self.name), e))
+    }
+    /// Parameter sizes in bytes, when the driver reports them.
+    pub fn param_sizes(&self) -> Option<Vec<usize>> {
+        self.params
+            .as_ref()
+            .map(|p| p.iter().map(|&(_, s)| s).collect())
+    }
+}
+
+/// Launch geometry. `cluster` launches with thread-block clusters
+/// (`cuLaunchKernelEx` + `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`); the grid
+/// must then be a multiple of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dyn_smem: u32,
+    pub cluster: Option<[u32; 3]>,
+}
+
+/// One CUDA device: primary context, one stream.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    ordinal: usize,
+    max_dyn_smem_optin: u32,
+    last_kernel: Mutex<Option<String>>,
+}
+
+impl Gpu {
+    /// True when a CUDA driver is installed and reports at least one device.
+    /// Never panics, also without any NVIDIA software installed.
+    pub fn available() -> bool {
+        Self::device_count().is_ok_and(|n| n > 0)
+    }
+
+    /// Number of CUDA devices; [`RuntimeError::NoDriver`] without a driver.
+    pub fn device_count() -> Result<usize, RuntimeError> {
+        if !driver_present() {
+            return Err(RuntimeError::NoDriver);
+        }
+        guarded("cuDeviceGetCount", || {
+            cu::init().map_err(|e| drv("cuInit", None, e))?;
+            let n = cu::device::get_count().map_err(|e| drv("cuDeviceGetCount", None, e))?;
+            Ok(n.max(0) as usize)
+        })
+    }
+
+    /// Opens device `ordinal` (its primary context).
+    pub fn new(ordinal: usize) -> Result<Gpu, RuntimeError> {
+        if !driver_present() {
+            return Err(RuntimeError::NoDriver);
+        }
+        guarded("cuDevicePrimaryCtxRetain", || {
+            let ctx = CudaContext::new(ordinal)
+                .map_err(|e| drv(&format!("opening CUDA device {ordinal}"), None, e))?;
+            // SAFETY: every buffer of this Gpu is used on its one stream only.
+            unsafe { ctx.disable_event_tracking() };
+            let stream = ctx.default_stream();
+            let max_dyn_smem_optin = ctx
+                .attribute(
+                    CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                )
+                .map_err(|e| drv("cuDeviceGetAttribute", None, e))?
+                .max(0) as u32;
+            Ok(Gpu {
+                ctx,
+                stream,
+                ordinal,
+                max_dyn_smem_optin,
+                last_kernel: Mutex::new(None),
+            })
+        })
+    }
+
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
+    /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    pub fn name(&self) -> Result<String, RuntimeError> {
+        self.ctx.name().map_err(|e| drv("cuDeviceGetName", None, e))
+    }
+
+    /// `(major, minor)`, e.g. `(9, 0)` for Hopper.
+    pub fn compute_capability(&self) -> Result<(i32, i32), RuntimeError> {
+        self.ctx
+            .compute_capability()
+            .map_err(|e| drv("cuDeviceGetAttribute", None, e))
+    }
+
+    /// The most shared memory one block can opt in to, in bytes.
+    pub fn max_dyn_smem_optin(&self) -> u32 {
+        self.max_dyn_smem_optin
+    }
+
+    fn last_kernel(&self) -> Option<String> {
+        self.last_kernel.lock().map(|k| k.clone()).unwrap_or(None)
+    }
+
+    /// An error of asynchronous work: names the last kernel launched.
+    fn async_err(&self, call: &str, e: DriverError) -> RuntimeError {
+        let kernel = self.last_kernel();
+        let mut message = describe(&e);
+        if kernel.is_some() {
+            message.push_str(" (reported for the last kernel launched: errors of asynchronous work surface at the next synchronizing call)");
+        }
+        RuntimeError::Driver {
+            call: call.into(),
+            kernel,
+            message,
+        }
+    }
+
+    /// Allocates `len` bytes, zeroed.
+    pub fn alloc(&self, len: usize) -> Result<DeviceBuffer, RuntimeError> {
+        // A zero-byte cuMemAlloc fails; hand out one byte that is never read.
+        let slice = self
+            .stream
+            .alloc_zeros::<u8>(len.max(1))
+            .map_err(|e| self.async_err("cuMemAlloc", e))?;
+        let ptr = slice.device_ptr(&self.stream).0;
+        Ok(DeviceBuffer { ptr, slice, len })
+    }
+
+    /// Allocates a buffer holding a copy of `bytes`.
+    pub fn upload(&self, bytes: &[u8]) -> Result<DeviceBuffer, RuntimeError> {
+        let mut buf = self.alloc(bytes.len())?;
+        self.upload_into(&mut buf, bytes)?;
+        Ok(buf)
+    }
+
+    /// Copies `bytes` to the start of `buf`.
+    pub fn upload_into(&self, buf: &mut DeviceBuffer, bytes: &[u8]) -> Result<(), RuntimeError> {
+        if bytes.len() > buf.len {
+            return Err(RuntimeError::driver(
+                "cuMemcpyHtoD",
+                None,
+                format!("{} bytes do not fit a {}-byte buffer", bytes.len(), buf.len),
+            ));
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let mut view = buf.slice.slice_mut(..bytes.len());
+        self.stream
+            .memcpy_htod(bytes, &mut view)
+            .map_err(|e| self.async_err("cuMemcpyHtoD", e))
+    }
+
+    /// Copies the whole buffer back (waits for the stream).
+    pub fn download(&self, buf: &DeviceBuffer) -> Result<Vec<u8>, RuntimeError> {
+        let mut out = vec![0u8; buf.len];
+        self.download_into(buf, &mut out)?;
+        Ok(out)
+    }
+
+    /// Copies the first `out.len()` bytes of `buf` into `out`.
+    pub fn download_into(&self, buf: &DeviceBuffer, out: &mut [u8]) -> Result<(), RuntimeError> {
+        if out.len() > buf.len {
+            return Err(RuntimeError::driver(
+                "cuMemcpyDtoH",
+                None,
+                format!("asked for {} bytes of a {}-byte buffer", out.len(), buf.len),
+            ));
+        }
+        if !out.is_empty() {
+            let view = buf.slice.slice(..out.len());
+            self.stream
+                .memcpy_dtoh(&view, out)
+                .map_err(|e| self.async_err("cuMemcpyDtoH", e))?;
+        }
+        self.synchronize()
+    }
+
+    /// Fills `buf` with `byte` (e.g. 0xFF to poison outputs, so a kernel
+    /// that skips a store is caught).
+    pub fn memset(&self, buf: &mut DeviceBuffer, byte: u8) -> Result<(), RuntimeError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", None, e))?;
+        // SAFETY: `buf` owns `len` bytes at `ptr`, used on this stream only.
+        unsafe { cu::memset_d8_async(buf.ptr, byte, buf.len, self.stream.cu_stream()) }
+            .map_err(|e| self.async_err("cuMemsetD8Async", e))
+    }
+
+    /// Loads `compiled`'s cubin and looks up `kernel_name` in it.
+    pub fn load(&self, compiled: &Compiled, kernel_name: &str) -> Result<Kernel, RuntimeError> {
+        if kernel_name.contains('\0') {
+            return Err(RuntimeError::KernelNotFound {
+                kernel: kernel_name.into(),
+                entries: Vec::new(),
+            });
+        }
+        guarded("cuModuleLoadData", || {
+            let module = self
+                .ctx
+                .load_module(cudarc::nvrtc::Ptx::from_binary(compiled.cubin.clone()))
+                .map_err(|e| drv("cuModuleLoadData", Some(kernel_name), e))?;
+            let func = module
+                .load_function(kernel_name)
+                .map_err(|e| drv("cuModuleGetFunction", Some(kernel_name), e))?;
+            let params = param_info(&func);
+            Ok(Kernel {
+                name: kernel_name.into(),
+                func,
+                dyn_smem_limit: AtomicU32::new(DEFAULT_DYN_SMEM_LIMIT),
+                params,
+            })
+        })
+    }
+
+    /// Launches `kernel` on this Gpu's stream (asynchronous).
+    pub fn launch(
+        &self,
+        kernel: &Kernel,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dyn_smem: u32,
+        args: &[KernelArg],
+    ) -> Result<(), RuntimeError> {
+        self.launch_with(
+            kernel,
+            &LaunchConfig {
+                grid,
+                block,
+                dyn_smem,
+                cluster: None,
+            },
+            args,
+        )
+    }
+
+    /// [`Gpu::launch`] with a full [`LaunchConfig`] (clusters).
+    pub fn launch_with(
+        &self,
+        kernel: &Kernel,
+        cfg: &LaunchConfig,
+        args: &[KernelArg],
+    ) -> Result<(), RuntimeError> {
+        let name = kernel.name.as_str();
+        let invalid = |message: String| RuntimeError::InvalidLaunch {
+            kernel: name.into(),
+            message,
+        };
+        if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+            return Err(invalid(format!(
+                "grid {:?} and block {:?} must be non-zero",
+                cfg.grid, cfg.block
+            )));
+        }
+        if let Some(cluster) = cfg.cluster {
+            // `%`, not `is_multiple_of`: the workspace's rust-version is 1.85.
+            #[allow(clippy::manual_is_multiple_of)]
+            if cluster.contains(&0) || (0..3).any(|i| cfg.grid[i] % cluster[i] != 0) {
+                return Err(invalid(format!(
+                    "grid {:?} is not a multiple of cluster {cluster:?}",
+                    cfg.grid
+                )));
+            }
+        }
+        if let Some(params) = &kernel.params {
+            if params.len() != args.len() {
+                return Err(invalid(format!(
+                    "{} arguments given, the kernel takes {}",
+                    args.len(),
+                    params.len()
+                )));
+            }
+            for (i, (arg, &(_, size))) in args.iter().zip(params).enumerate() {
+                let given = arg.to_bytes().len();
+                if given != size {
+                    return Err(invalid(format!(
+                        "argument {i} ({arg:?}) is {given} bytes, the parameter is {size}"
+                    )));
+                }
+            }
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", Some(name), e))?;
+        self.ensure_dyn_smem(kernel, cfg.dyn_smem)?;
+
+        let mut packed = PackedArgs::new(args);
+        let mut pointers = packed.pointers();
+        let result = match cfg.cluster {
+            None => {
+                // SAFETY: `pointers` has one pointer per kernel parameter
+                // (checked above when the driver reports parameters), each
+                // to a value of the parameter's size, alive for the call.
+                unsafe {
+                    cu::launch_kernel(
+                        kernel.func.cu_function(),
+                        (cfg.grid[0], cfg.grid[1], cfg.grid[2]),
+                        (cfg.block[0], cfg.block[1], cfg.block[2]),
+                        cfg.dyn_smem,
+                        self.stream.cu_stream(),
+                        &mut pointers,
+                    )
+                }
+                .map_err(|e| drv("cuLaunchKernel", Some(name), e))
+            }
+            Some(cluster) => guarded("cuLaunchKernelEx", || {
+                // SAFETY: all-zero is a valid bit pattern for this C union.
+                let mut attr: CUlaunchAttribute = unsafe { std::mem::zeroed() };
+                attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                attr.value.clusterDim.x = cluster[0];
+                attr.value.clusterDim.y = cluster[1];
+                attr.value.clusterDim.z = cluster[2];
+                let config = CUlaunchConfig {
+                    gridDimX: cfg.grid[0],
+                    gridDimY: cfg.grid[1],
+                    gridDimZ: cfg.grid[2],
+                    blockDimX: cfg.block[0],
+                    blockDimY: cfg.block[1],
+                    blockDimZ: cfg.block[2],
+                    sharedMemBytes: cfg.dyn_smem,
+                    hStream: self.stream.cu_stream(),
+                    attrs: &mut attr,
+                    numAttrs: 1,
+                };
+                // SAFETY: as for cuLaunchKernel; `attr` outlives the call.
+                unsafe {
+                    sys::cuLaunchKernelEx(
+                        &config,
+                        kernel.func.cu_function(),
+                        pointers.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                }
+                .result()
+                .map_err(|e| drv("cuLaunchKernelEx", Some(name), e))
+            }),
+        };
+        if let Ok(mut last) = self.last_kernel.lock() {
+            *last = Some(name.to_string());
+        }
+        result
+    }
+
+    /// Opts `kernel` in to `dyn_smem` bytes of dynamic shared memory when
+    /// that is above the 48 KiB default (once per new maximum).
+    fn ensure_dyn_smem(&self, kernel: &Kernel, dyn_smem: u32) -> Result<(), RuntimeError> {
+        if dyn_smem <= kernel.dyn_smem_limit.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let static_smem = kernel.static_smem().unwrap_or(0).max(0) as u32;
+        if dyn_smem.saturating_add(static_smem) > self.max_dyn_smem_optin {
+            return Err(RuntimeError::InvalidLaunch {
+                kernel: kernel.name.clone(),
+                message: format!(
+                    "{dyn_smem} bytes of dynamic shared memory + {static_smem} static exceed the device's {} per block",
+                    self.max_dyn_smem_optin
+                ),
+            });
+        }
+        kernel
+            .func
+            .set_attribute(
+                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dyn_smem as i32,
+            )
+            .map_err(|e| {
+                drv(
+                    "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+                    Some(&kernel.name),
+                    e,
+                )
+            })?;
+        kernel.dyn_smem_limit.store(dyn_smem, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Waits for all work on the stream. A failure names the last kernel
+    /// launched, since that is almost always the culprit.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        self.stream
+            .synchronize()
+            .map_err(|e| self.async_err("cuStreamSynchronize", e))
+    }
+
+    /// Runs `launch` `n` times, each between two CUDA events on the stream,
+    /// and returns the milliseconds of each run. `launch` should enqueue
+    /// work (e.g. call [`Gpu::launch`]) and not synchronize.
+    pub fn time_launches(
+        &self,
+        n: usize,
+        mut launch: impl FnMut(&Gpu) -> Result<(), RuntimeError>,
+    ) -> Result<Vec<f32>, RuntimeError> {
+        let event = || {
+            self.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| drv("cuEventCreate", None, e))
+        };
+        let events: Vec<_> = (0..=n).map(|_| event()).collect::<Result<_, _>>()?;
+        let record = |ev: &cudarc::driver::CudaEvent| {
+            ev.record(&self.stream)
+                .map_err(|e| drv("cuEventRecord", None, e))
+        };
+        record(&events[0])?;
+        for ev in &events[1..] {
+            launch(self)?;
+            record(ev)?;
+        }
+        self.synchronize()?;
+        events
+            .windows(2)
+            .map(|w| {
+                w[0].elapsed_ms(&w[1])
+                    .map_err(|e| self.async_err("cuEventElapsedTime", e))
+            })
+            .collect()
+    }
+}
+
+/// Parameter offsets and sizes via `cuFuncGetParamInfo` (CUDA 12.4+);
+/// `None` when this driver cannot say.
+fn param_info(func: &CudaFunction) -> Option<Vec<(usize, usize)>> {
+    let f = func.cu_function();
+    catch_unwind(move || {
+        let mut params = Vec::new();
+        loop {
+            let (mut offset, mut size) = (0usize, 0usize);
+            // SAFETY: valid function handle and out-pointers.
+            let rc = unsafe { sys::cuFuncGetParamInfo(f, params.len(), &mut offset, &mut size) };
+            match rc {
+                sys::CUresult::CUDA_SUCCESS => params.push((offset, size)),
+                // Past the last parameter.
+                sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(params),
+                _ => return None,
+            }
+        }
+    })
+    .ok()
+    .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_pack_little_endian_into_aligned_slots() {
+        let args = [
+            KernelArg::I32(-2),
+            KernelArg::Ptr(0x1122_3344_5566_7788),
+            KernelArg::F32(1.5),
+            KernelArg::Bytes(vec![7; 128]),
+        ];
+        let mut packed = PackedArgs::new(&args);
+        let ptrs = packed.pointers();
+        assert_eq!(ptrs.len(), 4);
+        for p in &ptrs {
+            assert_eq!(*p as usize % 64, 0);
+        }
+        // SAFETY: each pointer points at at least 64 initialized bytes.
+        let read = |i: usize, n: usize| unsafe {
+            std::slice::from_raw_parts(ptrs[i] as *const u8, n).to_vec()
+        };
+        assert_eq!(read(0, 4), (-2i32).to_ne_bytes());
+        assert_eq!(read(1, 8), 0x1122_3344_5566_7788u64.to_ne_bytes());
+        assert_eq!(read(2, 4), 1.5f32.to_ne_bytes());
+        assert_eq!(read(3, 128), vec![7u8; 128]);
+    }
+
+    #[test]
+    fn available_never_panics() {
+        // On CI (no driver) this is false; on the GPU machine true. Either
+        // way it must return.
+        let _ = Gpu::available();
+    }
+}

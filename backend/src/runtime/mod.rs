@@ -1,0 +1,42 @@
+//! The CUDA runtime of the backend: compile generated CUDA C++ with NVRTC,
+//! check it with ptxas, and (on a machine with a GPU) load, launch and time
+//! it. The only module of the workspace that talks to CUDA; the driver side
+//! is cudarc with dynamic loading, so nothing CUDA is needed to build and a
+//! machine without a driver still compiles and checks kernels.
+//!
+//! No GPU needed:
+//! - [`compile_cuda`]`(src, kernel_name, &`[`CompileOptions`]`) -> `[`Compiled`]:
+//!   NVRTC for `sm_90a` (`-std=c++17 -lineinfo`, fast math off), PTX + cubin +
+//!   log, through an on-disk cache ([`cache`]) keyed by SHA-256 of source,
+//!   kernel name, options and NVRTC version. `Compiled::cache_hit` tells
+//!   whether NVRTC ran. A rejected source gives [`RuntimeError::Compile`],
+//!   whose message shows each diagnostic with its source line (±1 line).
+//! - [`ptxas_info`]`(ptx) -> `[`PtxasReport`]: `ptxas -arch=sm_90a -v`,
+//!   registers, spills, stack, static shared memory per kernel.
+//!
+//! GPU:
+//! - [`Gpu::available`] (never panics), [`Gpu::new`]`(ordinal)`.
+//! - Buffers: [`Gpu::alloc`], [`Gpu::upload`], [`Gpu::upload_into`],
+//!   [`Gpu::download`], [`Gpu::memset`] (byte pattern, for poisoning).
+//! - [`Gpu::load`]`(&Compiled, name) -> `[`Kernel`]; [`Gpu::launch`]`(&Kernel,
+//!   grid, block, dyn_smem, &[`[`KernelArg`]`])`, opting in to dynamic shared
+//!   memory above 48 KiB; [`Gpu::launch_with`] for clusters.
+//! - [`Gpu::synchronize`] names the last kernel launched in its error;
+//!   [`Gpu::time_launches`]`(n, f)` gives per-launch milliseconds from CUDA
+//!   events.
+//!
+//! Where the tools come from: [`crate::toolchain`].
+
+pub mod cache;
+mod error;
+mod gpu;
+mod nvrtc;
+mod ptxas;
+
+pub use error::{NvrtcDiagnostic, RuntimeError};
+pub use gpu::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, DEFAULT_DYN_SMEM_LIMIT};
+pub use nvrtc::{
+    compile_cuda, nvrtc_library, nvrtc_version, parse_log, ptx_entries, render_diagnostics,
+    CompileOptions, Compiled, DEFAULT_ARCH,
+};
+pub use ptxas::{parse_report, ptxas_info, ptxas_info_for, KernelResources, PtxasReport};
