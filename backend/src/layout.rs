@@ -180,12 +180,19 @@ impl Blocked {
     }
 
     /// Splits a register index into per-dimension (element in box, rep).
-    fn split_reg(&self, shape: &[u32], mut reg: u32) -> (Vec<u32>, Vec<u32>) {
+    fn split_reg(&self, shape: &[u32], reg: u32) -> (Vec<u32>, Vec<u32>) {
+        self.decode_reg(shape, reg, None)
+    }
+
+    /// Decodes a register index: box elements along `order` first, then
+    /// repetitions. With `skip`, that dimension has no box digit (it reads
+    /// 0): the numbering of a slice along it.
+    fn decode_reg(&self, shape: &[u32], mut reg: u32, skip: Option<u32>) -> (Vec<u32>, Vec<u32>) {
         let rank = self.rank();
         let reps = self.reps(shape);
         let mut e = vec![0; rank];
         let mut r = vec![0; rank];
-        for &d in &self.order {
+        for &d in self.order.iter().filter(|&&d| Some(d) != skip) {
             let d = d as usize;
             e[d] = reg % self.size_per_thread[d];
             reg /= self.size_per_thread[d];
@@ -196,6 +203,24 @@ impl Blocked {
             reg /= reps[d];
         }
         (e, r)
+    }
+
+    /// The inverse of [`Blocked::split_reg`].
+    fn encode_reg(&self, shape: &[u32], e: &[u32], r: &[u32]) -> u32 {
+        let reps = self.reps(shape);
+        let mut out = 0;
+        let mut scale = 1;
+        for &d in &self.order {
+            let d = d as usize;
+            out += e[d] * scale;
+            scale *= self.size_per_thread[d];
+        }
+        for &d in &self.order {
+            let d = d as usize;
+            out += r[d] * scale;
+            scale *= reps[d];
+        }
+        out
     }
 
     /// Splits a lane or warp id into per-dimension indices along `order`.
@@ -310,39 +335,10 @@ impl Layout {
     fn slice_parent_reg(parent: &Layout, dim: u32, parent_shape: &[u32], reg: u32) -> u32 {
         match parent {
             Layout::Blocked(b) => {
-                // Registers enumerate box elements along `order`; insert a
-                // zero digit for `dim` by re-encoding.
-                let rank = b.rank();
-                let reps = b.reps(parent_shape);
-                let mut rest = reg;
-                let mut e = vec![0; rank];
-                let mut r = vec![0; rank];
-                for &d in &b.order {
-                    if d == dim {
-                        continue;
-                    }
-                    let d = d as usize;
-                    e[d] = rest % b.size_per_thread[d];
-                    rest /= b.size_per_thread[d];
-                }
-                for &d in &b.order {
-                    let d = d as usize;
-                    r[d] = rest % reps[d];
-                    rest /= reps[d];
-                }
-                let mut out = 0;
-                let mut scale = 1;
-                for &d in &b.order {
-                    let d = d as usize;
-                    out += e[d] * scale;
-                    scale *= b.size_per_thread[d];
-                }
-                for &d in &b.order {
-                    let d = d as usize;
-                    out += r[d] * scale;
-                    scale *= reps[d];
-                }
-                out
+                // The slice numbers registers without a box digit for
+                // `dim`; the parent's register has 0 there.
+                let (e, r) = b.decode_reg(parent_shape, reg, Some(dim));
+                b.encode_reg(parent_shape, &e, &r)
             }
             Layout::Slice { .. } => reg,
         }
