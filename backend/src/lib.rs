@@ -24,6 +24,9 @@
 //!    arrays, unrolled loops over registers, masked vector loads/stores,
 //!    shuffle + shared-memory reductions, `mma.sync`/WGMMA for `dot`.
 
+pub mod codegen;
 pub mod layout;
 pub mod runtime;
 pub mod toolchain;
+
+pub use codegen::{generate_cuda, CodegenError, CodegenOptions, KernelParam, KernelSource, ParamType};

@@ -1,0 +1,109 @@
+//! The plain backend's entry point: tile IR function in, CUDA C++ source
+//! and its launch contract out.
+//!
+//! Passes, in order (each in its own file, named as its CLI flag):
+//! `layout_assign` (a distributed layout for every tile value),
+//! `smem_alloc` (shared-memory scratch), `emit_cuda` (the source text).
+//! Nothing here knows any particular kernel: every example reaches CUDA
+//! through the same passes.
+
+use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
+
+/// What the runtime needs to launch a generated kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSource {
+    /// The `__global__` function's name: the source function's.
+    pub name: String,
+    /// CUDA C++ for NVRTC (`-arch=sm_90a`), self-contained (no includes
+    /// beyond what NVRTC ships).
+    pub cuda: String,
+    /// Threads per block (`num_warps * 32`); the grid is the launch case's.
+    pub num_threads: u32,
+    /// Dynamic shared memory in bytes (may exceed 48 KiB: the runtime opts in).
+    pub dyn_smem_bytes: u32,
+    /// One entry per kernel parameter, in the order of `Function::params`.
+    pub params: Vec<KernelParam>,
+}
+
+/// A kernel parameter as passed at launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelParam {
+    pub name: String,
+    pub ty: ParamType,
+}
+
+/// How a parameter is passed: pointers as 64-bit device addresses, scalars
+/// by value with their own width (`i1` as a 32-bit int, `f16`/`bf16` as
+/// their 2-byte bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    Ptr(ScalarType),
+    Scalar(ScalarType),
+}
+
+/// Options of the plain backend.
+#[derive(Clone, Debug, Default)]
+pub struct CodegenOptions {
+    /// Write `// line:col` comments pointing into this source file.
+    pub source_path: Option<String>,
+}
+
+/// Why a function could not be turned into CUDA: an op or type the backend
+/// does not support (yet), with the op's source position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodegenError {
+    pub loc: Loc,
+    pub message: String,
+    /// Extra lines for the diagnostic (why, what to do instead).
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for CodegenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.loc.is_known() {
+            write!(f, "{}:{}: ", self.loc.line, self.loc.col)?;
+        }
+        write!(f, "{}", self.message)
+    }
+}
+
+impl std::error::Error for CodegenError {}
+
+/// The launch types of a function's parameters.
+pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> {
+    func.params
+        .iter()
+        .map(|p| {
+            let ty = match &func.values[p.value].ty {
+                Type::Scalar(Elem::Scalar(s)) => ParamType::Scalar(*s),
+                Type::Scalar(Elem::Ptr(s)) => ParamType::Ptr(*s),
+                other => {
+                    return Err(CodegenError {
+                        loc: Loc::UNKNOWN,
+                        message: format!(
+                            "parameter `{}` has type {other}, which cannot be passed to a kernel",
+                            p.name
+                        ),
+                        notes: Vec::new(),
+                    })
+                }
+            };
+            Ok(KernelParam {
+                name: p.name.clone(),
+                ty,
+            })
+        })
+        .collect()
+}
+
+/// Generates the CUDA source of one kernel.
+pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
+    let _ = opts;
+    let params = kernel_params(func)?;
+    let _ = params;
+    Err(CodegenError {
+        loc: Loc::UNKNOWN,
+        message: format!("CUDA generation for `{}` is not implemented yet", func.name),
+        notes: Vec::new(),
+    })
+}
