@@ -25,9 +25,15 @@
 //!   without moving data. Threads that differ only along `dim` hold the same
 //!   values.
 //!
-//! Later layouts (the WGMMA accumulator, dot operands, swizzled shared
-//! memory) join this enum with the same two questions answered: how many
-//! registers per thread, and the coordinates of each.
+//! - **Mma** (`version`, `warps_per_cta`, `instr_n`): the accumulator of
+//!   tensor-core `dot`s, shared by `mma.sync` (V2) and `wgmma` (V3); see
+//!   [`Mma`]. Dot operands do not live in registers in the plain backend:
+//!   they are staged in swizzled shared memory (see `emit_cuda`).
+//!
+//! Every layout answers the same questions through [`Layout::digits`] (the
+//! register index as mixed-radix digits, each moving one dimension by a
+//! stride) and [`Layout::thread_terms`] (the per-thread base), so
+//! broadcasts, slices and reductions are written once for all layouts.
 
 use std::fmt;
 
@@ -94,6 +100,7 @@ pub struct Blocked {
 pub enum Layout {
     Blocked(Blocked),
     /// `parent` has rank `rank + 1`; dimension `dim` of it is collapsed.
+    Mma(Mma),
     Slice {
         dim: u32,
         parent: Box<Layout>,
@@ -106,8 +113,14 @@ impl Blocked {
     /// dimensions first, warps likewise, leftovers replicating along the
     /// slowest dimension.
     pub fn default_for(shape: &[u32], num_warps: u32, elem_bytes: u32) -> Blocked {
+        let order: Vec<u32> = (0..shape.len() as u32).rev().collect();
+        Blocked::with_order(shape, num_warps, elem_bytes, order)
+    }
+
+    /// [`Blocked::default_for`] with an explicit fastest-to-slowest order
+    /// (loads whose contiguous dimension is not the last).
+    pub fn with_order(shape: &[u32], num_warps: u32, elem_bytes: u32, order: Vec<u32>) -> Blocked {
         let rank = shape.len();
-        let order: Vec<u32> = (0..rank as u32).rev().collect();
         let mut spt = vec![1; rank];
         let mut tpw = vec![1; rank];
         let mut wpc = vec![1; rank];
@@ -174,78 +187,26 @@ impl Blocked {
             .collect()
     }
 
-    fn regs(&self, shape: &[u32]) -> u32 {
-        let reps: u32 = self.reps(shape).iter().product();
-        reps * self.size_per_thread.iter().product::<u32>()
-    }
-
-    /// Splits a register index into per-dimension (element in box, rep).
-    fn split_reg(&self, shape: &[u32], reg: u32) -> (Vec<u32>, Vec<u32>) {
-        self.decode_reg(shape, reg, None)
-    }
-
-    /// Decodes a register index: box elements along `order` first, then
-    /// repetitions. With `skip`, that dimension has no box digit (it reads
-    /// 0): the numbering of a slice along it.
-    fn decode_reg(&self, shape: &[u32], mut reg: u32, skip: Option<u32>) -> (Vec<u32>, Vec<u32>) {
-        let rank = self.rank();
+    /// Box elements along `order` first, then repetitions.
+    fn digits(&self, shape: &[u32]) -> Vec<Digit> {
         let reps = self.reps(shape);
-        let mut e = vec![0; rank];
-        let mut r = vec![0; rank];
-        for &d in self.order.iter().filter(|&&d| Some(d) != skip) {
-            let d = d as usize;
-            e[d] = reg % self.size_per_thread[d];
-            reg /= self.size_per_thread[d];
-        }
-        for &d in &self.order {
-            let d = d as usize;
-            r[d] = reg % reps[d];
-            reg /= reps[d];
-        }
-        (e, r)
-    }
-
-    /// The inverse of [`Blocked::split_reg`].
-    fn encode_reg(&self, shape: &[u32], e: &[u32], r: &[u32]) -> u32 {
-        let reps = self.reps(shape);
-        let mut out = 0;
-        let mut scale = 1;
-        for &d in &self.order {
-            let d = d as usize;
-            out += e[d] * scale;
-            scale *= self.size_per_thread[d];
-        }
-        for &d in &self.order {
-            let d = d as usize;
-            out += r[d] * scale;
-            scale *= reps[d];
-        }
-        out
-    }
-
-    /// Splits a lane or warp id into per-dimension indices along `order`.
-    fn split_id(&self, mut id: u32, per_dim: &[u32]) -> Vec<u32> {
-        let mut out = vec![0; self.rank()];
-        for &d in &self.order {
-            let d = d as usize;
-            out[d] = id % per_dim[d];
-            id /= per_dim[d];
-        }
-        out
-    }
-
-    fn coords(&self, shape: &[u32], lane: u32, warp: u32, reg: u32) -> Vec<u32> {
-        let (e, r) = self.split_reg(shape, reg);
-        let l = self.split_id(lane, &self.threads_per_warp);
-        let w = self.split_id(warp, &self.warps_per_cta);
         let tile = self.cta_tile();
-        (0..self.rank())
-            .map(|d| {
-                let spt = self.size_per_thread[d];
-                let c = r[d] * tile[d] + w[d] * spt * self.threads_per_warp[d] + l[d] * spt + e[d];
-                c % shape[d]
-            })
-            .collect()
+        let mut out = Vec::new();
+        for &d in &self.order {
+            out.push(Digit {
+                size: self.size_per_thread[d as usize],
+                dim: d,
+                stride: 1,
+            });
+        }
+        for &d in &self.order {
+            out.push(Digit {
+                size: reps[d as usize],
+                dim: d,
+                stride: tile[d as usize],
+            });
+        }
+        out
     }
 
     /// Per dimension, the terms of a thread's base coordinate.
@@ -276,12 +237,127 @@ impl Blocked {
         }
         out
     }
+}
 
-    fn reg_offset(&self, shape: &[u32], reg: u32) -> Vec<u32> {
-        let (e, r) = self.split_reg(shape, reg);
-        let tile = self.cta_tile();
-        (0..self.rank()).map(|d| r[d] * tile[d] + e[d]).collect()
+/// Which tensor-core instruction family an [`Mma`] layout feeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaVersion {
+    /// `mma.sync.m16n8k*`: one warp per 16x8 instruction tile.
+    V2,
+    /// `wgmma.mma_async.m64nNk*`: one warpgroup (4 warps) per 64xN tile.
+    V3,
+}
+
+/// The accumulator layout of tensor-core `dot`s (rank 2).
+///
+/// Both instruction families give a warp the same 16-row fragment: lane
+/// `l` holds rows `l/4` and `l/4 + 8`, columns `2*(l%4)` and `+1`, for
+/// each 8-column chunk. Warps are numbered M-fastest over
+/// `warps_per_cta = [wm, wn]`, so the four warps of a warpgroup stack into
+/// the 64 rows of one `wgmma` (`wm` is a multiple of 4 for V3). A warp's
+/// instruction tile is 16 x `instr_n`; it repeats over the tile with
+/// strides `16*wm` and `instr_n*wn`. Registers are numbered `j` (column
+/// pair), `i` (row half), chunk, then N repetitions, then M repetitions: the
+/// order `wgmma` wants its accumulator operands in, so the registers of one
+/// instruction are consecutive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Mma {
+    pub version: MmaVersion,
+    pub warps_per_cta: [u32; 2],
+    pub instr_n: u32,
+}
+
+impl Mma {
+    /// Rows and columns of the tile that one pass of all warps covers.
+    pub fn cta_tile(&self) -> [u32; 2] {
+        [
+            16 * self.warps_per_cta[0],
+            self.instr_n * self.warps_per_cta[1],
+        ]
     }
+
+    pub fn reps(&self, shape: &[u32]) -> [u32; 2] {
+        let t = self.cta_tile();
+        [
+            shape[0].div_ceil(t[0]).max(1),
+            shape[1].div_ceil(t[1]).max(1),
+        ]
+    }
+
+    fn digits(&self, shape: &[u32]) -> Vec<Digit> {
+        let reps = self.reps(shape);
+        let t = self.cta_tile();
+        vec![
+            Digit {
+                size: 2,
+                dim: 1,
+                stride: 1,
+            },
+            Digit {
+                size: 2,
+                dim: 0,
+                stride: 8,
+            },
+            Digit {
+                size: self.instr_n / 8,
+                dim: 1,
+                stride: 8,
+            },
+            Digit {
+                size: reps[1],
+                dim: 1,
+                stride: t[1],
+            },
+            Digit {
+                size: reps[0],
+                dim: 0,
+                stride: t[0],
+            },
+        ]
+    }
+
+    fn thread_terms(&self) -> Vec<Vec<Term>> {
+        let [wm, wn] = self.warps_per_cta;
+        let mut rows = vec![Term {
+            id: ThreadId::Lane,
+            div: 4,
+            modulo: 8,
+            scale: 1,
+        }];
+        let mut cols = vec![Term {
+            id: ThreadId::Lane,
+            div: 1,
+            modulo: 4,
+            scale: 2,
+        }];
+        if wm > 1 {
+            rows.push(Term {
+                id: ThreadId::Warp,
+                div: 1,
+                modulo: wm,
+                scale: 16,
+            });
+        }
+        if wn > 1 {
+            cols.push(Term {
+                id: ThreadId::Warp,
+                div: wm,
+                modulo: wn,
+                scale: self.instr_n,
+            });
+        }
+        vec![rows, cols]
+    }
+}
+
+/// One mixed-radix digit of a register index: `size` values, each step
+/// moving the coordinate along `dim` by `stride` elements. A layout's
+/// register index is its digits, least significant first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digit {
+    pub size: u32,
+    pub dim: u32,
+    pub stride: u32,
 }
 
 impl Layout {
@@ -289,83 +365,130 @@ impl Layout {
         Layout::Blocked(b)
     }
 
+    pub fn slice(dim: u32, parent: Layout) -> Layout {
+        Layout::Slice {
+            dim,
+            parent: Box::new(parent),
+        }
+    }
+
     pub fn rank(&self) -> usize {
         match self {
             Layout::Blocked(b) => b.rank(),
+            Layout::Mma(_) => 2,
             Layout::Slice { parent, .. } => parent.rank() - 1,
         }
     }
 
     /// The parent's shape for a slice of shape `shape`: a 1 inserted at
     /// `dim`.
-    fn parent_shape(shape: &[u32], dim: u32) -> Vec<u32> {
+    pub fn parent_shape(shape: &[u32], dim: u32) -> Vec<u32> {
         let mut s = shape.to_vec();
         s.insert(dim as usize, 1);
         s
     }
 
+    /// The register digits for a tile of `shape`, least significant first.
+    /// A slice keeps its parent's digits except those along the collapsed
+    /// dimension (their registers hold the same element).
+    pub fn digits(&self, shape: &[u32]) -> Vec<Digit> {
+        match self {
+            Layout::Blocked(b) => b.digits(shape),
+            Layout::Mma(m) => m.digits(shape),
+            Layout::Slice { dim, parent } => parent
+                .digits(&Self::parent_shape(shape, *dim))
+                .into_iter()
+                .filter(|g| g.dim != *dim)
+                .map(|g| Digit {
+                    dim: if g.dim > *dim { g.dim - 1 } else { g.dim },
+                    ..g
+                })
+                .collect(),
+        }
+    }
+
     /// Registers each thread holds for a tile of `shape`.
     pub fn regs_per_thread(&self, shape: &[u32]) -> u32 {
-        match self {
-            Layout::Blocked(b) => b.regs(shape),
-            Layout::Slice { dim, parent } => {
-                let ps = Self::parent_shape(shape, *dim);
-                parent.regs_per_thread(&ps) / parent.collapsed_factor(*dim, &ps)
-            }
-        }
+        self.digits(shape).iter().map(|g| g.size).product()
     }
 
-    /// How many registers of the parent map to one register of the slice
-    /// along `dim` (its size-1 extent repeated by `size_per_thread`).
-    fn collapsed_factor(&self, dim: u32, shape: &[u32]) -> u32 {
-        match self {
-            Layout::Blocked(b) => {
-                debug_assert_eq!(shape[dim as usize], 1);
-                b.size_per_thread[dim as usize]
-            }
-            Layout::Slice { .. } => {
-                // Registers of a nested slice are already unique.
-                let _ = shape;
-                1
-            }
-        }
+    /// The digit values of register `reg`.
+    pub fn decode(digits: &[Digit], mut reg: u32) -> Vec<u32> {
+        digits
+            .iter()
+            .map(|g| {
+                let v = reg % g.size;
+                reg /= g.size;
+                v
+            })
+            .collect()
     }
 
-    /// The parent register of slice register `reg`: the first along `dim`.
-    fn slice_parent_reg(parent: &Layout, dim: u32, parent_shape: &[u32], reg: u32) -> u32 {
-        match parent {
-            Layout::Blocked(b) => {
-                // The slice numbers registers without a box digit for
-                // `dim`; the parent's register has 0 there.
-                let (e, r) = b.decode_reg(parent_shape, reg, Some(dim));
-                b.encode_reg(parent_shape, &e, &r)
-            }
-            Layout::Slice { .. } => reg,
+    /// The register with digit values `values`.
+    pub fn encode(digits: &[Digit], values: &[u32]) -> u32 {
+        let mut out = 0;
+        let mut scale = 1;
+        for (g, v) in digits.iter().zip(values) {
+            out += v * scale;
+            scale *= g.size;
         }
+        out
+    }
+
+    /// The parent register that slice register `reg` reads (the collapsed
+    /// digits at 0); `shape` is the slice's.
+    pub fn slice_parent_reg(&self, shape: &[u32], reg: u32) -> u32 {
+        let Layout::Slice { dim, parent } = self else {
+            return reg;
+        };
+        let pdigits = parent.digits(&Self::parent_shape(shape, *dim));
+        let sdigits = self.digits(shape);
+        let mut vals = Self::decode(&sdigits, reg).into_iter();
+        let pvals: Vec<u32> = pdigits
+            .iter()
+            .map(|g| {
+                if g.dim == *dim {
+                    0
+                } else {
+                    vals.next().unwrap_or(0)
+                }
+            })
+            .collect();
+        Self::encode(&pdigits, &pvals)
     }
 
     /// Coordinates of register `reg` of thread (`lane`, `warp`) in a tile
     /// of `shape`.
     pub fn coords(&self, shape: &[u32], lane: u32, warp: u32, reg: u32) -> Vec<u32> {
-        match self {
-            Layout::Blocked(b) => b.coords(shape, lane, warp, reg),
-            Layout::Slice { dim, parent } => {
-                let ps = Self::parent_shape(shape, *dim);
-                let preg = Self::slice_parent_reg(parent, *dim, &ps, reg);
-                let mut c = parent.coords(&ps, lane, warp, preg);
-                c.remove(*dim as usize);
-                c
-            }
-        }
+        self.unwrapped_coords(shape, lane, warp, reg)
+            .iter()
+            .zip(shape)
+            .map(|(c, s)| c % s)
+            .collect()
+    }
+
+    /// Coordinates before wrapping into the tile: at least the shape for
+    /// the copies a thread holds of elements owned by another (replication
+    /// where the layout covers more than the tile).
+    pub fn unwrapped_coords(&self, shape: &[u32], lane: u32, warp: u32, reg: u32) -> Vec<u32> {
+        let off = self.reg_offset(shape, reg);
+        self.thread_terms()
+            .iter()
+            .zip(off)
+            .map(|(terms, o)| terms.iter().map(|t| t.eval(lane, warp)).sum::<u32>() + o)
+            .collect()
     }
 
     /// Per dimension, the terms whose sum is a thread's base coordinate.
     /// Coordinates are `(base + reg_offset(reg)) % shape` per dimension
     /// (see [`Layout::coords`]), so the emitter computes the base once per
-    /// thread and folds the register offsets into constants.
+    /// thread and folds the register offsets into constants. All terms and
+    /// register digits of a dimension are disjoint bit fields, so the
+    /// wrap drops whole fields: a field is either inside the tile or a copy.
     pub fn thread_terms(&self) -> Vec<Vec<Term>> {
         match self {
             Layout::Blocked(b) => b.thread_terms(),
+            Layout::Mma(m) => m.thread_terms(),
             Layout::Slice { dim, parent } => {
                 let mut t = parent.thread_terms();
                 t.remove(*dim as usize);
@@ -374,26 +497,44 @@ impl Layout {
         }
     }
 
-    /// The compile-time part of register `reg`'s coordinates.
-    pub fn reg_offset(&self, shape: &[u32], reg: u32) -> Vec<u32> {
+    /// Terms of the collapsed dimensions of (nested) slices: threads that
+    /// differ only in these hold the same elements.
+    pub fn collapsed_terms(&self) -> Vec<Term> {
         match self {
-            Layout::Blocked(b) => b.reg_offset(shape, reg),
+            Layout::Blocked(_) | Layout::Mma(_) => Vec::new(),
             Layout::Slice { dim, parent } => {
-                let ps = Self::parent_shape(shape, *dim);
-                let preg = Self::slice_parent_reg(parent, *dim, &ps, reg);
-                let mut o = parent.reg_offset(&ps, preg);
-                o.remove(*dim as usize);
-                o
+                let mut t = parent.collapsed_terms();
+                t.extend(parent.thread_terms()[*dim as usize].iter().copied());
+                t
             }
         }
+    }
+
+    /// The compile-time part of register `reg`'s coordinates.
+    pub fn reg_offset(&self, shape: &[u32], reg: u32) -> Vec<u32> {
+        let digits = self.digits(shape);
+        let vals = Self::decode(&digits, reg);
+        let mut off = vec![0; shape.len()];
+        for (g, v) in digits.iter().zip(vals) {
+            off[g.dim as usize] += v * g.stride;
+        }
+        off
     }
 
     /// Threads of the program this layout spreads over.
     pub fn num_warps(&self) -> u32 {
         match self {
             Layout::Blocked(b) => b.warps_per_cta.iter().product(),
+            Layout::Mma(m) => m.warps_per_cta[0] * m.warps_per_cta[1],
             Layout::Slice { parent, .. } => parent.num_warps(),
         }
+    }
+
+    /// Whether every element has exactly one (thread, register) holder.
+    pub fn is_unique(&self, shape: &[u32]) -> bool {
+        let regs = self.regs_per_thread(shape);
+        let numel: u32 = shape.iter().product();
+        regs * self.num_warps() * WARP_SIZE == numel && self.collapsed_terms().is_empty()
     }
 }
 
@@ -413,6 +554,16 @@ impl fmt::Display for Layout {
                 list(&b.threads_per_warp),
                 list(&b.warps_per_cta),
                 list(&b.order)
+            ),
+            Layout::Mma(m) => write!(
+                f,
+                "#mma<{}, warps = {}, instr = 16x{}>",
+                match m.version {
+                    MmaVersion::V2 => "v2",
+                    MmaVersion::V3 => "v3",
+                },
+                list(&m.warps_per_cta),
+                m.instr_n
             ),
             Layout::Slice { dim, parent } => write!(f, "#slice<dim = {dim}, parent = {parent}>"),
         }
@@ -603,6 +754,48 @@ mod tests {
                         .any(|pc| pc[0] == c[0]);
                     assert!(held, "slice element {c:?} is not in the parent's registers");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn mma_fragments_follow_the_ptx_accumulator_layout() {
+        let v3 = Layout::Mma(Mma {
+            version: MmaVersion::V3,
+            warps_per_cta: [4, 1],
+            instr_n: 64,
+        });
+        let shape = [64, 64];
+        // d[chunk*4 + i*2 + j] is row l/4 + 8i (+16 per warp), column
+        // 8*chunk + 2*(l%4) + j: PTX ISA, "Register fragments" of wgmma.
+        assert_eq!(v3.coords(&shape, 0, 0, 0), vec![0, 0]);
+        assert_eq!(v3.coords(&shape, 0, 0, 1), vec![0, 1]);
+        assert_eq!(v3.coords(&shape, 0, 0, 2), vec![8, 0]);
+        assert_eq!(v3.coords(&shape, 0, 0, 4), vec![0, 8]);
+        assert_eq!(v3.coords(&shape, 5, 0, 0), vec![1, 2]);
+        assert_eq!(v3.coords(&shape, 5, 3, 7), vec![57, 11]);
+        assert_eq!(v3.regs_per_thread(&shape), 32);
+        assert_eq!(check_cover(&v3, &shape, 4), 1);
+        assert!(v3.is_unique(&shape));
+        for (version, warps, instr_n, shape, nw) in [
+            (MmaVersion::V3, [8, 1], 256, [128, 256], 8),
+            (MmaVersion::V3, [4, 2], 64, [64, 128], 8),
+            (MmaVersion::V3, [4, 1], 128, [128, 128], 4),
+            (MmaVersion::V2, [2, 2], 8, [32, 32], 4),
+            (MmaVersion::V2, [4, 1], 8, [32, 16], 4),
+        ] {
+            let l = Layout::Mma(Mma {
+                version,
+                warps_per_cta: warps,
+                instr_n,
+            });
+            check_cover(&l, &shape, nw);
+            for dim in 0..2 {
+                let sliced = Layout::slice(dim, l.clone());
+                let mut s = shape.to_vec();
+                s.remove(dim as usize);
+                check_cover(&sliced, &s, nw);
+                assert!(!sliced.is_unique(&s));
             }
         }
     }

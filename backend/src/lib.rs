@@ -29,4 +29,6 @@ pub mod layout;
 pub mod runtime;
 pub mod toolchain;
 
-pub use codegen::{generate_cuda, CodegenError, CodegenOptions, KernelParam, KernelSource, ParamType};
+pub use codegen::{
+    generate_cuda, CodegenError, CodegenOptions, KernelParam, KernelSource, ParamType,
+};
