@@ -26,6 +26,7 @@
 
 pub mod codegen;
 pub mod layout;
+pub mod layout_assign;
 pub mod runtime;
 pub mod toolchain;
 

@@ -1,0 +1,395 @@
+//! `layout_assign`: gives every tile value a *home* layout, the
+//! distributed layout its op computes it in.
+//!
+//! Rules, applied in program order (regions included):
+//!
+//! - **Anchors.** Global loads and stores of pointer tiles get the default
+//!   blocked layout of their shape ([`Blocked::default_for`] with the
+//!   pointee's size): each thread moves up to 16 contiguous bytes, a warp
+//!   covers whole rows, so accesses coalesce. `dot` results get the MMA
+//!   accumulator layout ([`choose_mma`]): `wgmma` when the shapes allow,
+//!   `mma.sync` otherwise.
+//! - **Forward propagation.** Elementwise ops take the layout of their
+//!   heaviest operand (one computed by a load, dot, reduction or loop), so
+//!   expensive values never move; `broadcast` keeps its operand's layout;
+//!   `reduce` along `d` gives `Slice(d, operand)`; `expand_dims(d)` of a
+//!   `Slice(d, P)` gives back `P`.
+//! - **Loops.** Loop-carried values take the layout of their initial value,
+//!   then, if the body yields a heavy value in another layout, the carried
+//!   value switches to that layout and the body is assigned again (the
+//!   accumulator of a GEMM starts as a blocked `zeros` and becomes an MMA
+//!   tile), until nothing changes.
+//! - **Rematerialization over conversion.** A *light* value (built only
+//!   from constants, ranges, splats, parameters and elementwise ops on
+//!   those) is recomputed in whatever layout a user asks for; a heavy value
+//!   asked for in another layout is converted through shared memory. Both
+//!   happen in `emit_cuda`, which records which; this pass only decides the
+//!   homes and which values are light.
+
+use tawa_ir::{
+    Block, Elem, Function, InputPrecision, OpKind, ScalarType, SecondaryMap, Type, Value,
+};
+
+use crate::codegen::CodegenError;
+use crate::layout::{Blocked, Layout, Mma, MmaVersion};
+
+/// The result of the pass.
+pub struct LayoutMap {
+    home: SecondaryMap<Value, Option<Layout>>,
+    heavy: SecondaryMap<Value, bool>,
+    num_warps: u32,
+}
+
+impl LayoutMap {
+    /// The layout a tile value is computed in (`None` for scalars and
+    /// pointers-to-blocks).
+    pub fn home(&self, v: Value) -> Option<&Layout> {
+        self.home[v].as_ref()
+    }
+
+    /// Whether a value must be converted (not recomputed) to change layout.
+    pub fn is_heavy(&self, v: Value) -> bool {
+        self.heavy[v]
+    }
+
+    pub fn num_warps(&self) -> u32 {
+        self.num_warps
+    }
+}
+
+/// Bytes of one element as stored (pointers count their pointee, which is
+/// what a load of them moves).
+pub fn access_bytes(elem: Elem) -> u32 {
+    match elem {
+        Elem::Scalar(s) | Elem::Ptr(s) => s.byte_size().max(1),
+    }
+}
+
+/// The default blocked layout for a tile type.
+pub fn default_layout(ty: &Type, num_warps: u32) -> Option<Layout> {
+    match ty {
+        Type::Tensor { shape, elem } => Some(Layout::Blocked(Blocked::default_for(
+            shape,
+            num_warps,
+            access_bytes(*elem),
+        ))),
+        _ => None,
+    }
+}
+
+/// K elements per tensor-core instruction for an operand type, or `None`
+/// when no instruction takes it.
+pub fn mma_k_step(elem: ScalarType, precision: InputPrecision) -> Option<u32> {
+    match elem {
+        ScalarType::F16 | ScalarType::BF16 => Some(16),
+        ScalarType::F32 if precision != InputPrecision::Ieee => Some(8),
+        ScalarType::F8E4M3 | ScalarType::F8E5M2 => Some(32),
+        _ => None,
+    }
+}
+
+/// The accumulator layout of an `m x n x k` dot with `a_elem` operands:
+/// `wgmma` (warpgroups split M in 64-row slices first, then N) when the
+/// warps form whole warpgroups and the tile has 64-row slices for them;
+/// `mma.sync` (warps split M in 16-row slices first) otherwise.
+pub fn choose_mma(m: u32, n: u32, k: u32, a_elem: ScalarType, num_warps: u32, precision: InputPrecision) -> Option<Mma> {
+    let kstep = mma_k_step(a_elem, precision)?;
+    if k % kstep != 0 || n % 8 != 0 {
+        return None;
+    }
+    if num_warps % 4 == 0 && m % 64 == 0 {
+        let groups = num_warps / 4;
+        let wg_m = groups.min(m / 64);
+        let wg_n = groups / wg_m;
+        if wg_m * wg_n == groups && (n / wg_n) % 8 == 0 && n / wg_n >= 8 {
+            let per_group = n / wg_n;
+            return Some(Mma {
+                version: MmaVersion::V3,
+                warps_per_cta: [4 * wg_m, wg_n],
+                instr_n: per_group.min(256),
+            });
+        }
+    }
+    // mma.sync: f16/bf16 (m16n8k16) and tf32 (m16n8k8).
+    if !matches!(a_elem, ScalarType::F16 | ScalarType::BF16 | ScalarType::F32) {
+        return None;
+    }
+    let wm = num_warps.min((m / 16).max(1));
+    Some(Mma {
+        version: MmaVersion::V2,
+        warps_per_cta: [wm, num_warps / wm],
+        instr_n: 8,
+    })
+}
+
+struct Assigner<'f> {
+    func: &'f Function,
+    map: LayoutMap,
+    error: Option<CodegenError>,
+}
+
+/// Runs the pass.
+pub fn assign_layouts(func: &Function) -> Result<LayoutMap, CodegenError> {
+    let mut a = Assigner {
+        func,
+        map: LayoutMap {
+            home: SecondaryMap::new(),
+            heavy: SecondaryMap::new(),
+            num_warps: func.attrs.num_warps,
+        },
+        error: None,
+    };
+    a.block(func.body);
+    match a.error {
+        Some(e) => Err(e),
+        None => Ok(a.map),
+    }
+}
+
+impl Assigner<'_> {
+    fn default_for(&self, v: Value) -> Option<Layout> {
+        default_layout(self.func.ty(v), self.map.num_warps)
+    }
+
+    fn set(&mut self, v: Value, layout: Option<Layout>, heavy: bool) {
+        self.map.home[v] = layout;
+        self.map.heavy[v] = heavy;
+    }
+
+    /// The operand whose layout an elementwise op adopts.
+    fn dominant(&self, operands: &[Value]) -> Option<Value> {
+        let tiles = operands.iter().copied().filter(|&v| self.map.home[v].is_some());
+        let mut first = None;
+        for v in tiles {
+            if self.map.heavy[v] {
+                return Some(v);
+            }
+            first.get_or_insert(v);
+        }
+        first
+    }
+
+    fn block(&mut self, block: Block) {
+        for &op in &self.func.blocks[block].ops {
+            self.op(op);
+        }
+    }
+
+    fn op(&mut self, op: tawa_ir::Op) {
+        let f = self.func;
+        let data = &f.ops[op];
+        let ops = &data.operands;
+        let res = data.results.first().copied();
+        let heavy_in = ops.iter().any(|&v| self.map.heavy[v]);
+        match &data.kind {
+            OpKind::Constant(_) | OpKind::Splat | OpKind::MakeRange { .. } => {
+                let r = res.unwrap();
+                self.set(r, self.default_for(r), false);
+            }
+            OpKind::ProgramId(_) | OpKind::NumPrograms(_) => {}
+            OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Fma
+            | OpKind::Cmp(_)
+            | OpKind::Select
+            | OpKind::Cast { .. }
+            | OpKind::Bitcast
+            | OpKind::AddPtr
+            | OpKind::Hint { .. } => {
+                let r = res.unwrap();
+                let layout = if f.ty(r).is_tensor() {
+                    match self.dominant(ops) {
+                        Some(d) if f.ty(d).shape() == f.ty(r).shape() => self.map.home[d].clone(),
+                        _ => self.default_for(r),
+                    }
+                } else {
+                    None
+                };
+                self.set(r, layout, heavy_in);
+            }
+            OpKind::Broadcast => {
+                let r = res.unwrap();
+                let layout = self.map.home[ops[0]].clone().or_else(|| self.default_for(r));
+                self.set(r, layout, heavy_in);
+            }
+            OpKind::ExpandDims { axis } => {
+                let r = res.unwrap();
+                let layout = match &self.map.home[ops[0]] {
+                    Some(Layout::Slice { dim, parent }) if dim == axis => Some((**parent).clone()),
+                    _ => self.default_for(r),
+                };
+                self.set(r, layout, heavy_in);
+            }
+            OpKind::Reduce { axis, .. } => {
+                let r = res.unwrap();
+                let layout = if f.ty(r).is_tensor() {
+                    self.map.home[ops[0]].clone().map(|p| Layout::slice(*axis, p))
+                } else {
+                    None
+                };
+                self.set(r, layout, true);
+            }
+            OpKind::Scan { .. } => {
+                let r = res.unwrap();
+                self.set(r, self.map.home[ops[0]].clone(), true);
+            }
+            OpKind::Load { .. } | OpKind::DescLoad | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
+                let r = res.unwrap();
+                self.set(r, self.default_for(r), true);
+            }
+            OpKind::Dot { input_precision, .. } => {
+                let r = res.unwrap();
+                let shape = f.ty(r).shape().to_vec();
+                let k = f.ty(ops[0]).shape()[1];
+                let a_elem = f.ty(ops[0]).scalar_type().unwrap_or(ScalarType::F32);
+                match choose_mma(shape[0], shape[1], k, a_elem, self.map.num_warps, *input_precision) {
+                    Some(mma) => self.set(r, Some(Layout::Mma(mma)), true),
+                    None => {
+                        self.error.get_or_insert(CodegenError {
+                            loc: data.loc,
+                            message: format!(
+                                "`tl.dot` of {}x{}x{} with {} operands has no tensor-core instruction",
+                                shape[0], shape[1], k, a_elem
+                            ),
+                            notes: vec![
+                                "tensor cores take f16, bf16, f32 (as tf32) and fp8 operands, N a multiple of 8 and K a multiple of the instruction's K (16 for f16)".into(),
+                            ],
+                        });
+                        self.set(r, self.default_for(r), true);
+                    }
+                }
+            }
+            OpKind::Reshape | OpKind::Trans { .. } | OpKind::Join => {
+                let r = res.unwrap();
+                self.set(r, self.default_for(r), true);
+            }
+            OpKind::Split => {
+                for &r in &data.results {
+                    self.set(r, self.default_for(r), true);
+                }
+            }
+            OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {}
+            OpKind::For(_) => self.for_loop(op),
+            OpKind::If => {
+                for &region in &data.regions {
+                    self.block(region);
+                }
+                let then_yield = self.terminator_operands(data.regions[0]);
+                for (i, &r) in data.results.iter().enumerate() {
+                    let y = then_yield[i];
+                    self.set(r, self.map.home[y].clone(), true);
+                }
+            }
+            OpKind::While => self.while_loop(op),
+            OpKind::Store { .. }
+            | OpKind::DescStore
+            | OpKind::Yield
+            | OpKind::Condition
+            | OpKind::Return
+            | OpKind::DebugBarrier
+            | OpKind::Print { .. }
+            | OpKind::Assert { .. } => {}
+        }
+    }
+
+    fn terminator_operands(&self, block: Block) -> Vec<Value> {
+        let last = *self.func.blocks[block].ops.last().expect("verified: blocks end in a terminator");
+        self.func.ops[last].operands.clone()
+    }
+
+    /// Assigns a loop body until the carried layouts are stable.
+    fn for_loop(&mut self, op: tawa_ir::Op) {
+        let f = self.func;
+        let data = &f.ops[op];
+        let body = data.regions[0];
+        let args = f.blocks[body].args.clone();
+        let inits = &data.operands[3..];
+        self.set(args[0], None, false);
+        for (i, &init) in inits.iter().enumerate() {
+            let layout = self.map.home[init].clone().or_else(|| self.default_for(args[i + 1]));
+            self.set(args[i + 1], layout, true);
+        }
+        self.carried_fixpoint(body, &args[1..], |a| a.terminator_operands(body));
+        for (i, &r) in data.results.iter().enumerate() {
+            self.set(r, self.map.home[args[i + 1]].clone(), true);
+        }
+    }
+
+    fn while_loop(&mut self, op: tawa_ir::Op) {
+        let f = self.func;
+        let data = &f.ops[op];
+        let (before, after) = (data.regions[0], data.regions[1]);
+        let bargs = f.blocks[before].args.clone();
+        for (i, &init) in data.operands.iter().enumerate() {
+            let layout = self.map.home[init].clone().or_else(|| self.default_for(bargs[i]));
+            self.set(bargs[i], layout, true);
+        }
+        let aargs = f.blocks[after].args.clone();
+        for _ in 0..4 {
+            self.block(before);
+            let fwd = self.terminator_operands(before);
+            for (i, &a) in aargs.iter().enumerate() {
+                let layout = self.map.home[fwd[i + 1]].clone();
+                self.set(a, layout, true);
+            }
+            self.block(after);
+            let next = self.terminator_operands(after);
+            if !self.adopt_yielded(&bargs, &next) {
+                break;
+            }
+        }
+        for (i, &r) in data.results.iter().enumerate() {
+            self.set(r, self.map.home[aargs[i]].clone(), true);
+        }
+    }
+
+    fn carried_fixpoint(&mut self, body: Block, carried: &[Value], yielded: impl Fn(&Self) -> Vec<Value>) {
+        for _ in 0..4 {
+            self.block(body);
+            let next = yielded(self);
+            if !self.adopt_yielded(carried, &next) {
+                break;
+            }
+        }
+    }
+
+    /// Carried values take the layout of heavy yielded values; true when
+    /// anything changed (the body must be assigned again).
+    fn adopt_yielded(&mut self, carried: &[Value], yielded: &[Value]) -> bool {
+        let mut changed = false;
+        for (&c, &y) in carried.iter().zip(yielded) {
+            if self.map.heavy[y] && self.map.home[y].is_some() && self.map.home[y] != self.map.home[c] {
+                self.map.home[c] = self.map.home[y].clone();
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// One line per tile value: `%name: layout`, for file tests and `--emit layouts`.
+pub fn print_layouts(func: &Function, map: &LayoutMap) -> String {
+    let mut out = String::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut line = |v: Value, out: &mut String| {
+        if !seen.insert(v) {
+            return;
+        }
+        if let Some(l) = map.home(v) {
+            let name = func.values[v].name.clone().unwrap_or_else(|| format!("{v}"));
+            let kind = if map.is_heavy(v) { "" } else { " (light)" };
+            out.push_str(&format!("%{name}: {l}{kind}\n"));
+        }
+    };
+    func.walk(&mut |op| {
+        for &region in &func.ops[op].regions {
+            for &a in &func.blocks[region].args {
+                line(a, &mut out);
+            }
+        }
+        for &r in &func.ops[op].results {
+            line(r, &mut out);
+        }
+    });
+    out
+}
