@@ -96,14 +96,22 @@ pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> 
         .collect()
 }
 
-/// Generates the CUDA source of one kernel.
+/// Generates the CUDA source of one kernel: `layout_assign`, the axis
+/// analysis, then `emit_cuda` (which also sizes shared memory).
 pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
-    let _ = opts;
     let params = kernel_params(func)?;
-    let _ = params;
-    Err(CodegenError {
-        loc: Loc::UNKNOWN,
-        message: format!("CUDA generation for `{}` is not implemented yet", func.name),
-        notes: Vec::new(),
+    let layouts = crate::layout_assign::assign_layouts(func)?;
+    let axis = crate::axis_info::analyze(func);
+    let source = opts
+        .source_path
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok());
+    let emitted = crate::emit_cuda::emit(func, &layouts, &axis, source.as_deref())?;
+    Ok(KernelSource {
+        name: func.name.clone(),
+        cuda: emitted.cuda,
+        num_threads: func.attrs.num_warps * crate::layout::WARP_SIZE,
+        dyn_smem_bytes: emitted.smem_bytes,
+        params,
     })
 }

@@ -92,16 +92,23 @@ pub fn mma_k_step(elem: ScalarType, precision: InputPrecision) -> Option<u32> {
 /// `wgmma` (warpgroups split M in 64-row slices first, then N) when the
 /// warps form whole warpgroups and the tile has 64-row slices for them;
 /// `mma.sync` (warps split M in 16-row slices first) otherwise.
-pub fn choose_mma(m: u32, n: u32, k: u32, a_elem: ScalarType, num_warps: u32, precision: InputPrecision) -> Option<Mma> {
+pub fn choose_mma(
+    m: u32,
+    n: u32,
+    k: u32,
+    a_elem: ScalarType,
+    num_warps: u32,
+    precision: InputPrecision,
+) -> Option<Mma> {
     let kstep = mma_k_step(a_elem, precision)?;
-    if k % kstep != 0 || n % 8 != 0 {
+    if !k.is_multiple_of(kstep) || !n.is_multiple_of(8) {
         return None;
     }
-    if num_warps % 4 == 0 && m % 64 == 0 {
+    if num_warps.is_multiple_of(4) && m.is_multiple_of(64) {
         let groups = num_warps / 4;
         let wg_m = groups.min(m / 64);
         let wg_n = groups / wg_m;
-        if wg_m * wg_n == groups && (n / wg_n) % 8 == 0 && n / wg_n >= 8 {
+        if wg_m * wg_n == groups && (n / wg_n).is_multiple_of(8) && n / wg_n >= 8 {
             let per_group = n / wg_n;
             return Some(Mma {
                 version: MmaVersion::V3,
@@ -158,7 +165,10 @@ impl Assigner<'_> {
 
     /// The operand whose layout an elementwise op adopts.
     fn dominant(&self, operands: &[Value]) -> Option<Value> {
-        let tiles = operands.iter().copied().filter(|&v| self.map.home[v].is_some());
+        let tiles = operands
+            .iter()
+            .copied()
+            .filter(|&v| self.map.home[v].is_some());
         let mut first = None;
         for v in tiles {
             if self.map.heavy[v] {
@@ -209,7 +219,9 @@ impl Assigner<'_> {
             }
             OpKind::Broadcast => {
                 let r = res.unwrap();
-                let layout = self.map.home[ops[0]].clone().or_else(|| self.default_for(r));
+                let layout = self.map.home[ops[0]]
+                    .clone()
+                    .or_else(|| self.default_for(r));
                 self.set(r, layout, heavy_in);
             }
             OpKind::ExpandDims { axis } => {
@@ -223,7 +235,9 @@ impl Assigner<'_> {
             OpKind::Reduce { axis, .. } => {
                 let r = res.unwrap();
                 let layout = if f.ty(r).is_tensor() {
-                    self.map.home[ops[0]].clone().map(|p| Layout::slice(*axis, p))
+                    self.map.home[ops[0]]
+                        .clone()
+                        .map(|p| Layout::slice(*axis, p))
                 } else {
                     None
                 };
@@ -233,16 +247,33 @@ impl Assigner<'_> {
                 let r = res.unwrap();
                 self.set(r, self.map.home[ops[0]].clone(), true);
             }
-            OpKind::Load { .. } | OpKind::DescLoad | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => {
+            OpKind::AtomicRmw { .. } => {
+                // Atomics run in the layout of the value they apply, as stores do.
+                let r = res.unwrap();
+                let layout = self.map.home[ops[1]]
+                    .clone()
+                    .or_else(|| self.default_for(r));
+                self.set(r, layout, true);
+            }
+            OpKind::Load { .. } | OpKind::DescLoad | OpKind::AtomicCas { .. } => {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);
             }
-            OpKind::Dot { input_precision, .. } => {
+            OpKind::Dot {
+                input_precision, ..
+            } => {
                 let r = res.unwrap();
                 let shape = f.ty(r).shape().to_vec();
                 let k = f.ty(ops[0]).shape()[1];
                 let a_elem = f.ty(ops[0]).scalar_type().unwrap_or(ScalarType::F32);
-                match choose_mma(shape[0], shape[1], k, a_elem, self.map.num_warps, *input_precision) {
+                match choose_mma(
+                    shape[0],
+                    shape[1],
+                    k,
+                    a_elem,
+                    self.map.num_warps,
+                    *input_precision,
+                ) {
                     Some(mma) => self.set(r, Some(Layout::Mma(mma)), true),
                     None => {
                         self.error.get_or_insert(CodegenError {
@@ -293,7 +324,10 @@ impl Assigner<'_> {
     }
 
     fn terminator_operands(&self, block: Block) -> Vec<Value> {
-        let last = *self.func.blocks[block].ops.last().expect("verified: blocks end in a terminator");
+        let last = *self.func.blocks[block]
+            .ops
+            .last()
+            .expect("verified: blocks end in a terminator");
         self.func.ops[last].operands.clone()
     }
 
@@ -306,7 +340,9 @@ impl Assigner<'_> {
         let inits = &data.operands[3..];
         self.set(args[0], None, false);
         for (i, &init) in inits.iter().enumerate() {
-            let layout = self.map.home[init].clone().or_else(|| self.default_for(args[i + 1]));
+            let layout = self.map.home[init]
+                .clone()
+                .or_else(|| self.default_for(args[i + 1]));
             self.set(args[i + 1], layout, true);
         }
         self.carried_fixpoint(body, &args[1..], |a| a.terminator_operands(body));
@@ -321,7 +357,9 @@ impl Assigner<'_> {
         let (before, after) = (data.regions[0], data.regions[1]);
         let bargs = f.blocks[before].args.clone();
         for (i, &init) in data.operands.iter().enumerate() {
-            let layout = self.map.home[init].clone().or_else(|| self.default_for(bargs[i]));
+            let layout = self.map.home[init]
+                .clone()
+                .or_else(|| self.default_for(bargs[i]));
             self.set(bargs[i], layout, true);
         }
         let aargs = f.blocks[after].args.clone();
@@ -343,7 +381,12 @@ impl Assigner<'_> {
         }
     }
 
-    fn carried_fixpoint(&mut self, body: Block, carried: &[Value], yielded: impl Fn(&Self) -> Vec<Value>) {
+    fn carried_fixpoint(
+        &mut self,
+        body: Block,
+        carried: &[Value],
+        yielded: impl Fn(&Self) -> Vec<Value>,
+    ) {
         for _ in 0..4 {
             self.block(body);
             let next = yielded(self);
@@ -358,7 +401,10 @@ impl Assigner<'_> {
     fn adopt_yielded(&mut self, carried: &[Value], yielded: &[Value]) -> bool {
         let mut changed = false;
         for (&c, &y) in carried.iter().zip(yielded) {
-            if self.map.heavy[y] && self.map.home[y].is_some() && self.map.home[y] != self.map.home[c] {
+            if self.map.heavy[y]
+                && self.map.home[y].is_some()
+                && self.map.home[y] != self.map.home[c]
+            {
                 self.map.home[c] = self.map.home[y].clone();
                 changed = true;
             }
@@ -376,7 +422,10 @@ pub fn print_layouts(func: &Function, map: &LayoutMap) -> String {
             return;
         }
         if let Some(l) = map.home(v) {
-            let name = func.values[v].name.clone().unwrap_or_else(|| format!("{v}"));
+            let name = func.values[v]
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("{v}"));
             let kind = if map.is_heavy(v) { "" } else { " (light)" };
             out.push_str(&format!("%{name}: {l}{kind}\n"));
         }

@@ -24,7 +24,9 @@
 //!    arrays, unrolled loops over registers, masked vector loads/stores,
 //!    shuffle + shared-memory reductions, `mma.sync`/WGMMA for `dot`.
 
+pub mod axis_info;
 pub mod codegen;
+pub mod emit_cuda;
 pub mod layout;
 pub mod layout_assign;
 pub mod runtime;

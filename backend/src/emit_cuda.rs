@@ -1,0 +1,2206 @@
+//! `emit_cuda`: tile IR with layouts in, CUDA C++ with inline PTX out.
+//!
+//! How values become C:
+//!
+//! - A scalar is a C variable; a tile is a per-thread register array
+//!   (`float acc[64]`) in its home layout ([`crate::layout_assign`]); block
+//!   pointers and tensor descriptors are bundles of scalars
+//!   (`a_base, a_shape0, .., a_stride0, .., a_off0, ..`).
+//! - Ops over tiles are `#pragma unroll` loops over registers. Element
+//!   coordinates are `(thread base + register offset) & (size - 1)`, the
+//!   register offset written as a closed form of the loop counter, so after
+//!   unrolling every index is a constant and the arrays live in registers.
+//! - f16, bf16 and fp8 are stored as their bits (`unsigned short`,
+//!   `unsigned char`) and computed in f32 through `cvt` helpers: no CUDA
+//!   headers are needed, and f32 holds every f16 sum/product exactly before
+//!   the single rounding back.
+//! - A user that needs a value in a layout other than its home gets a copy:
+//!   light values are recomputed in that layout, heavy ones go through
+//!   shared memory (store by coordinates, barrier, load by coordinates).
+//!   Copies are cached per region scope.
+//! - `dot`: operands are staged into shared memory, K-major with the
+//!   128/64/32-byte swizzle that `wgmma` descriptors describe; then either
+//!   `wgmma.mma_async` per warpgroup (accumulator in registers, waited at
+//!   once) or `mma.sync.m16n8k16` per warp reading fragments with
+//!   `ld.shared`. Issue/wait overlap is the pipeliner's job, not this
+//!   pass's: it keeps one synchronous phase per dot.
+//! - Shared memory is one dynamic scratch buffer: every use (conversion,
+//!   cross-warp reduction, dot staging) is a phase that starts with a
+//!   barrier, so phases reuse the same bytes; the size is the largest phase.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use tawa_ir::{
+    BinaryOp, Block, CmpPred, ConstValue, Elem, Function, InputPrecision, Loc, Op, OpKind,
+    ReduceKind, Rounding, ScalarType, Type, UnaryOp, Value,
+};
+
+use crate::axis_info::{vector_width, AxisInfoMap};
+use crate::codegen::CodegenError;
+use crate::layout::{Layout, Mma, MmaVersion, ThreadId, WARP_SIZE};
+use crate::layout_assign::{access_bytes, LayoutMap};
+
+/// The generated kernel text and its dynamic shared memory.
+pub struct Emitted {
+    pub cuda: String,
+    pub smem_bytes: u32,
+}
+
+type Res<T> = Result<T, CodegenError>;
+
+fn unsupported(loc: Loc, message: impl Into<String>) -> CodegenError {
+    CodegenError {
+        loc,
+        message: message.into(),
+        notes: Vec::new(),
+    }
+}
+
+/// C storage type of an element.
+fn cty(s: ScalarType) -> &'static str {
+    match s {
+        ScalarType::I1 => "bool",
+        ScalarType::I8 => "signed char",
+        ScalarType::I16 => "short",
+        ScalarType::I32 => "int",
+        ScalarType::I64 => "long long",
+        ScalarType::U8 => "unsigned char",
+        ScalarType::U16 => "unsigned short",
+        ScalarType::U32 => "unsigned",
+        ScalarType::U64 => "unsigned long long",
+        ScalarType::F8E4M3 => "tw_e4m3",
+        ScalarType::F8E5M2 => "tw_e5m2",
+        ScalarType::F16 => "tw_f16",
+        ScalarType::BF16 => "tw_bf16",
+        ScalarType::F32 => "float",
+        ScalarType::F64 => "double",
+    }
+}
+
+fn elem_cty(e: Elem) -> String {
+    match e {
+        Elem::Scalar(s) => cty(s).to_string(),
+        Elem::Ptr(s) => format!("{}*", cty(s)),
+    }
+}
+
+/// Whether a type is computed in f32 and stored narrower.
+fn narrow_float(s: ScalarType) -> bool {
+    matches!(
+        s,
+        ScalarType::F16 | ScalarType::BF16 | ScalarType::F8E4M3 | ScalarType::F8E5M2
+    )
+}
+
+/// C type arithmetic on `s` happens in.
+fn compute_cty(s: ScalarType) -> &'static str {
+    if narrow_float(s) {
+        "float"
+    } else {
+        cty(s)
+    }
+}
+
+/// Storage bits → compute value.
+fn load_c(s: ScalarType, e: &str) -> String {
+    match s {
+        ScalarType::F16 => format!("tw_h2f({e})"),
+        ScalarType::BF16 => format!("tw_b2f({e})"),
+        ScalarType::F8E4M3 => format!("tw_e4m3_2f({e})"),
+        ScalarType::F8E5M2 => format!("tw_e5m2_2f({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// Compute value → storage bits (round to nearest even).
+fn store_c(s: ScalarType, e: &str) -> String {
+    match s {
+        ScalarType::F16 => format!("tw_f2h({e})"),
+        ScalarType::BF16 => format!("tw_f2b({e})"),
+        ScalarType::F8E4M3 => format!("tw_f2e4m3({e})"),
+        ScalarType::F8E5M2 => format!("tw_f2e5m2({e})"),
+        _ => e.to_string(),
+    }
+}
+
+/// Unsigned type of a signed integer's width (wrapping arithmetic).
+fn unsigned_of(s: ScalarType) -> Option<&'static str> {
+    match s {
+        ScalarType::I8 => Some("unsigned char"),
+        ScalarType::I16 => Some("unsigned short"),
+        ScalarType::I32 => Some("unsigned"),
+        ScalarType::I64 => Some("unsigned long long"),
+        _ => None,
+    }
+}
+
+fn float_fn(name: &str, s: ScalarType) -> String {
+    if s == ScalarType::F64 {
+        name.to_string()
+    } else {
+        format!("{name}f")
+    }
+}
+
+/// The C expression of a scalar elementwise op on compute values; `tys`
+/// are the operand element types, `rt` the result's.
+fn scalar_expr(
+    kind: &OpKind,
+    tys: &[ScalarType],
+    rt: ScalarType,
+    a: &[String],
+    loc: Loc,
+) -> Res<String> {
+    let t = tys.first().copied().unwrap_or(rt);
+    let isf = t.is_float();
+    Ok(match kind {
+        OpKind::Binary(op) => {
+            let (x, y) = (&a[0], &a[1]);
+            let wrap = |sym: &str| match unsigned_of(t) {
+                Some(u) => format!("({})(({u}){x} {sym} ({u}){y})", cty(t)),
+                None => format!("({x} {sym} {y})"),
+            };
+            match op {
+                BinaryOp::Add => wrap("+"),
+                BinaryOp::Sub => wrap("-"),
+                BinaryOp::Mul => wrap("*"),
+                BinaryOp::Div => format!("({x} / {y})"),
+                BinaryOp::IDiv => format!("({x} / {y})"),
+                BinaryOp::Rem if isf => format!("{}({x}, {y})", float_fn("fmod", t)),
+                BinaryOp::Rem => format!("({x} % {y})"),
+                BinaryOp::And => format!("({x} & {y})"),
+                BinaryOp::Or => format!("({x} | {y})"),
+                BinaryOp::Xor => format!("({x} ^ {y})"),
+                BinaryOp::Shl => wrap("<<"),
+                BinaryOp::Shr => format!("({x} >> {y})"),
+                BinaryOp::Max if isf => format!("{}({x}, {y})", float_fn("fmax", t)),
+                BinaryOp::Min if isf => format!("{}({x}, {y})", float_fn("fmin", t)),
+                BinaryOp::Max => format!("({x} > {y} ? {x} : {y})"),
+                BinaryOp::Min => format!("({x} < {y} ? {x} : {y})"),
+                BinaryOp::Pow => format!("{}({x}, {y})", float_fn("pow", t)),
+                BinaryOp::Atan2 => format!("{}({x}, {y})", float_fn("atan2", t)),
+            }
+        }
+        OpKind::Unary(op) => {
+            let x = &a[0];
+            match op {
+                UnaryOp::Neg => match unsigned_of(t) {
+                    Some(u) => format!("({})(0 - ({u}){x})", cty(t)),
+                    None => format!("(-{x})"),
+                },
+                UnaryOp::Not if t == ScalarType::I1 => format!("(!{x})"),
+                UnaryOp::Not => format!("({})(~{x})", cty(t)),
+                UnaryOp::Abs if isf => format!("{}({x})", float_fn("fabs", t)),
+                UnaryOp::Abs => format!("({x} < 0 ? ({})(0 - {x}) : {x})", cty(t)),
+                UnaryOp::IsNan => format!("isnan({x})"),
+                UnaryOp::IsInf => format!("isinf({x})"),
+                UnaryOp::Rsqrt => format!("{}({x})", float_fn("rsqrt", t)),
+                other => format!("{}({x})", float_fn(other.name(), t)),
+            }
+        }
+        OpKind::Fma => format!("{}({}, {}, {})", float_fn("fma", t), a[0], a[1], a[2]),
+        OpKind::Cmp(p) => {
+            let sym = match p {
+                CmpPred::Eq => "==",
+                CmpPred::Ne => "!=",
+                CmpPred::Lt => "<",
+                CmpPred::Le => "<=",
+                CmpPred::Gt => ">",
+                CmpPred::Ge => ">=",
+            };
+            format!("({} {sym} {})", a[0], a[1])
+        }
+        OpKind::Select => format!("({} ? {} : {})", a[0], a[1], a[2]),
+        _ => {
+            return Err(unsupported(
+                loc,
+                format!("internal: {kind:?} is not elementwise"),
+            ))
+        }
+    })
+}
+
+/// One value as C: a scalar variable, a register array, or a bundle of
+/// scalars (block pointers, tensor descriptors).
+#[derive(Clone, Debug)]
+enum CVal {
+    Scalar(String),
+    Tile(String),
+    Bundle(Vec<String>),
+}
+
+struct Emitter<'f> {
+    func: &'f Function,
+    layouts: &'f LayoutMap,
+    axis: &'f AxisInfoMap,
+    source: Option<Vec<String>>,
+    out: String,
+    indent: usize,
+    vals: HashMap<Value, CVal>,
+    /// Copies of values in other layouts, one map per open region.
+    copies: Vec<HashMap<(Value, Layout), String>>,
+    next_tmp: u32,
+    smem_bytes: u32,
+    num_warps: u32,
+    last_line: u32,
+}
+
+/// Emits the kernel.
+pub fn emit(
+    func: &Function,
+    layouts: &LayoutMap,
+    axis: &AxisInfoMap,
+    source: Option<&str>,
+) -> Res<Emitted> {
+    let mut e = Emitter {
+        func,
+        layouts,
+        axis,
+        source: source.map(|s| s.lines().map(str::to_string).collect()),
+        out: String::new(),
+        indent: 1,
+        vals: HashMap::new(),
+        copies: vec![HashMap::new()],
+        next_tmp: 0,
+        smem_bytes: 0,
+        num_warps: func.attrs.num_warps,
+        last_line: 0,
+    };
+    let mut params = Vec::new();
+    for p in &func.params {
+        let ty = func.ty(p.value);
+        let c = match ty {
+            Type::Scalar(Elem::Scalar(s)) => cty(*s).to_string(),
+            Type::Scalar(Elem::Ptr(s)) => format!("{}* __restrict__", cty(*s)),
+            other => {
+                return Err(unsupported(
+                    Loc::UNKNOWN,
+                    format!(
+                        "parameter `{}` of type {other} cannot be passed to a kernel",
+                        p.name
+                    ),
+                ))
+            }
+        };
+        let name = format!("{}_", sanitize(&p.name));
+        params.push(format!("{c} {name}"));
+        e.vals.insert(p.value, CVal::Scalar(name));
+    }
+    e.line("const int lane = threadIdx.x & 31;");
+    e.line("const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);");
+    e.line("(void)lane; (void)warp;");
+    e.block(func.body)?;
+    let mut cuda = String::new();
+    writeln!(
+        cuda,
+        "// Generated by tawa-rs (plain backend) from `{}`.",
+        func.name
+    )
+    .unwrap();
+    writeln!(
+        cuda,
+        "// num_warps = {}; constexprs: {}",
+        func.attrs.num_warps,
+        func.attrs
+            .constexprs
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+    .unwrap();
+    cuda.push_str(PRELUDE);
+    writeln!(
+        cuda,
+        "\nextern \"C\" __global__ void __launch_bounds__({}) {}({}) {{",
+        func.attrs.num_warps * WARP_SIZE,
+        func.name,
+        params.join(", ")
+    )
+    .unwrap();
+    cuda.push_str(&e.out);
+    cuda.push_str("}\n");
+    Ok(Emitted {
+        cuda,
+        smem_bytes: e.smem_bytes,
+    })
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl<'f> Emitter<'f> {
+    fn line(&mut self, s: impl AsRef<str>) {
+        for l in s.as_ref().lines() {
+            for _ in 0..self.indent {
+                self.out.push_str("  ");
+            }
+            self.out.push_str(l);
+            self.out.push('\n');
+        }
+    }
+
+    fn tmp(&mut self, hint: &str) -> String {
+        self.next_tmp += 1;
+        format!("{hint}{}", self.next_tmp)
+    }
+
+    fn name_for(&mut self, v: Value) -> String {
+        self.next_tmp += 1;
+        match &self.func.values[v].name {
+            Some(n) => format!("{}_{}", sanitize(n), self.next_tmp),
+            None => format!("t{}", self.next_tmp),
+        }
+    }
+
+    fn ty(&self, v: Value) -> &'f Type {
+        self.func.ty(v)
+    }
+
+    fn elem(&self, v: Value) -> Elem {
+        self.ty(v).elem().expect("value with an element type")
+    }
+
+    fn scalar_of(&self, v: Value) -> ScalarType {
+        match self.elem(v) {
+            Elem::Scalar(s) => s,
+            Elem::Ptr(_) => ScalarType::U64,
+        }
+    }
+
+    fn comment_loc(&mut self, loc: Loc) {
+        if !loc.is_known() || loc.line == self.last_line {
+            return;
+        }
+        self.last_line = loc.line;
+        let text = self
+            .source
+            .as_ref()
+            .and_then(|s| s.get(loc.line as usize - 1))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default();
+        let text = text.replace("*/", "* /");
+        self.line(format!("// {}:{}  {}", loc.line, loc.col, text));
+    }
+
+    fn smem(&mut self, bytes: u32) {
+        self.smem_bytes = self.smem_bytes.max(bytes);
+    }
+
+    // ---------------------------------------------------------------- layouts
+
+    /// C expression of the thread base coordinate of `layout` along `dim`.
+    fn base_c(layout: &Layout, dim: usize) -> String {
+        let terms = &layout.thread_terms()[dim];
+        if terms.is_empty() {
+            "0".into()
+        } else {
+            terms
+                .iter()
+                .map(|t| t.to_c())
+                .collect::<Vec<_>>()
+                .join(" + ")
+        }
+    }
+
+    /// C expression (of the register counter `r`) of the register offset
+    /// of `layout` along `dim`.
+    fn offset_c(layout: &Layout, shape: &[u32], dim: usize, r: &str) -> String {
+        let digits = layout.digits(shape);
+        let mut scale = 1;
+        let mut parts = Vec::new();
+        for g in &digits {
+            if g.dim as usize == dim && g.size > 1 {
+                parts.push(format!("(({r} / {scale}) % {}) * {}", g.size, g.stride));
+            }
+            scale *= g.size;
+        }
+        if parts.is_empty() {
+            "0".into()
+        } else {
+            parts.join(" + ")
+        }
+    }
+
+    /// Coordinate of register `r` along `dim`, wrapped into the tile.
+    fn coord_c(layout: &Layout, shape: &[u32], dim: usize, r: &str) -> String {
+        let s = shape[dim];
+        let raw = format!(
+            "({} + {})",
+            Self::base_c(layout, dim),
+            Self::offset_c(layout, shape, dim, r)
+        );
+        if s.is_power_of_two() {
+            format!("({raw} & {})", s - 1)
+        } else {
+            format!("({raw} % {s})")
+        }
+    }
+
+    /// Whether this thread's register `r` is the one copy that writes
+    /// (replicated layouts hold some elements in several threads).
+    fn owner_c(layout: &Layout, shape: &[u32], r: &str) -> Option<String> {
+        if layout.is_unique(shape) {
+            return None;
+        }
+        let mut conds = Vec::new();
+        for d in 0..shape.len() {
+            let cov: u32 = {
+                // Largest unwrapped coordinate + 1 along d.
+                let terms = &layout.thread_terms()[d];
+                let t: u32 = terms.iter().map(|t| (t.modulo - 1) * t.scale).sum();
+                let o: u32 = layout
+                    .digits(shape)
+                    .iter()
+                    .filter(|g| g.dim as usize == d)
+                    .map(|g| (g.size - 1) * g.stride)
+                    .sum();
+                t + o + 1
+            };
+            if cov > shape[d] {
+                conds.push(format!(
+                    "({} + {}) < {}",
+                    Self::base_c(layout, d),
+                    Self::offset_c(layout, shape, d, r),
+                    shape[d]
+                ));
+            }
+        }
+        for t in layout.collapsed_terms() {
+            conds.push(format!("{} == 0", t.to_c()));
+        }
+        // Spread registers of one element (a box along a size-1 dimension).
+        let digits = layout.digits(shape);
+        let mut scale = 1;
+        for g in &digits {
+            if g.size > 1 && g.stride >= shape[g.dim as usize] && g.stride < 1 << 30 {
+                conds.push(format!("(({r} / {scale}) % {}) == 0", g.size));
+            }
+            scale *= g.size;
+        }
+        if conds.is_empty() {
+            None
+        } else {
+            Some(conds.join(" && "))
+        }
+    }
+
+    // ------------------------------------------------------------- value access
+
+    fn scalar(&self, v: Value) -> Res<String> {
+        match self.vals.get(&v) {
+            Some(CVal::Scalar(n)) => Ok(n.clone()),
+            other => Err(unsupported(
+                Loc::UNKNOWN,
+                format!("internal: {v} is not a scalar in C ({other:?})"),
+            )),
+        }
+    }
+
+    fn bundle(&self, v: Value) -> Res<Vec<String>> {
+        match self.vals.get(&v) {
+            Some(CVal::Bundle(n)) => Ok(n.clone()),
+            other => Err(unsupported(
+                Loc::UNKNOWN,
+                format!("internal: {v} is not a bundle in C ({other:?})"),
+            )),
+        }
+    }
+
+    /// Element `r` of a tile-or-scalar operand as seen by a tile op in
+    /// `layout`: scalars broadcast.
+    fn elem_at(&mut self, v: Value, layout: &Layout, r: &str) -> Res<String> {
+        if self.ty(v).is_tensor() {
+            Ok(format!("{}[{r}]", self.tile(v, layout)?))
+        } else {
+            self.scalar(v)
+        }
+    }
+
+    /// The register array of tile `v` in `layout`: the home array, a cached
+    /// copy, a recomputation (light values) or a shared-memory conversion.
+    fn tile(&mut self, v: Value, layout: &Layout) -> Res<String> {
+        let home = self.layouts.home(v).cloned();
+        if home.as_ref() == Some(layout) {
+            if let Some(CVal::Tile(n)) = self.vals.get(&v) {
+                return Ok(n.clone());
+            }
+        }
+        let key = (v, layout.clone());
+        for scope in self.copies.iter().rev() {
+            if let Some(n) = scope.get(&key) {
+                return Ok(n.clone());
+            }
+        }
+        let name = match (self.layouts.is_heavy(v), self.func.def_op(v)) {
+            (false, Some(op)) => {
+                let name = self.name_for(v);
+                self.value_op(op, layout, &name)?;
+                name
+            }
+            _ => {
+                let Some(home) = home else {
+                    return Err(unsupported(
+                        Loc::UNKNOWN,
+                        format!("internal: tile {v} has no layout"),
+                    ));
+                };
+                let src = match self.vals.get(&v) {
+                    Some(CVal::Tile(n)) => n.clone(),
+                    _ => {
+                        return Err(unsupported(
+                            Loc::UNKNOWN,
+                            format!("internal: tile {v} not emitted"),
+                        ))
+                    }
+                };
+                self.convert(v, &src, &home, layout)?
+            }
+        };
+        self.copies.last_mut().unwrap().insert(key, name.clone());
+        Ok(name)
+    }
+
+    fn regs(&self, v: Value, layout: &Layout) -> u32 {
+        layout.regs_per_thread(self.ty(v).shape())
+    }
+
+    fn decl_tile(&mut self, v: Value, layout: &Layout, name: &str) -> u32 {
+        let n = self.regs(v, layout);
+        let c = elem_cty(self.elem(v));
+        self.line(format!("{c} {name}[{n}];"));
+        n
+    }
+
+    /// Converts through shared memory: every thread stores its registers at
+    /// their row-major positions, then reads the ones `to` gives it.
+    fn convert(&mut self, v: Value, src: &str, from: &Layout, to: &Layout) -> Res<String> {
+        let shape = self.ty(v).shape().to_vec();
+        let c = elem_cty(self.elem(v));
+        let numel: u32 = shape.iter().product();
+        let bytes = numel * std::mem::size_of::<u64>().min(access_bytes_c(self.elem(v))) as u32;
+        self.smem(bytes);
+        let name = self.name_for(v);
+        self.line(format!("// convert {} -> {}", from, to));
+        self.line("__syncthreads();");
+        let rf = from.regs_per_thread(&shape);
+        let lin_from = linear_c(from, &shape, "r");
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rf}; ++r) (({c}*)tw_smem)[{lin_from}] = {src}[r];"
+        ));
+        self.line("__syncthreads();");
+        let rt = to.regs_per_thread(&shape);
+        self.line(format!("{c} {name}[{rt}];"));
+        let lin_to = linear_c(to, &shape, "r");
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rt}; ++r) {name}[r] = (({c}*)tw_smem)[{lin_to}];"
+        ));
+        Ok(name)
+    }
+
+    // ------------------------------------------------------------------ blocks
+
+    fn block(&mut self, block: Block) -> Res<()> {
+        for &op in &self.func.blocks[block].ops {
+            self.op(op)?;
+        }
+        Ok(())
+    }
+
+    /// Declares C storage for a value carried across a region boundary
+    /// (loop-carried values, `if` results) in its home layout.
+    fn declare_carried(&mut self, v: Value) -> Res<CVal> {
+        let name = self.name_for(v);
+        let ty = self.ty(v).clone();
+        Ok(match &ty {
+            Type::Scalar(e) => {
+                self.line(format!("{} {name};", elem_cty(*e)));
+                CVal::Scalar(name)
+            }
+            Type::Tensor { .. } => {
+                let layout = self.layouts.home(v).cloned().ok_or_else(|| {
+                    unsupported(
+                        Loc::UNKNOWN,
+                        format!("internal: carried tile {v} has no layout"),
+                    )
+                })?;
+                self.decl_tile(v, &layout, &name);
+                CVal::Tile(name)
+            }
+            Type::BlockPtr { .. } | Type::TensorDesc { .. } => {
+                let comps = bundle_components(&ty);
+                let mut names = Vec::new();
+                for (suffix, c) in comps {
+                    let n = format!("{name}_{suffix}");
+                    self.line(format!("{c} {n};"));
+                    names.push(n);
+                }
+                CVal::Bundle(names)
+            }
+        })
+    }
+
+    /// `dst = value of v` for carried storage `dst` (tile in dst's layout).
+    fn assign_carried(&mut self, dst: &CVal, dst_v: Value, v: Value) -> Res<()> {
+        match dst {
+            CVal::Scalar(n) => {
+                let s = self.scalar(v)?;
+                self.line(format!("{n} = {s};"));
+            }
+            CVal::Tile(n) => {
+                let layout = self.layouts.home(dst_v).cloned().unwrap();
+                let src = self.tile(v, &layout)?;
+                let regs = self.regs(dst_v, &layout);
+                self.line(format!(
+                    "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {n}[r] = {src}[r];"
+                ));
+            }
+            CVal::Bundle(ns) => {
+                let src = self.bundle(v)?;
+                for (d, s) in ns.iter().zip(src) {
+                    self.line(format!("{d} = {s};"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assigns several carried values at once (through temporaries when a
+    /// yielded value reads another carried value).
+    fn assign_all(&mut self, dsts: &[(CVal, Value)], srcs: &[Value]) -> Res<()> {
+        // Evaluate every source into fresh storage first: a later
+        // destination may be read by an earlier source.
+        let mut temps = Vec::new();
+        for ((_, dv), &s) in dsts.iter().zip(srcs) {
+            let t = self.declare_carried(*dv)?;
+            self.assign_carried(&t, *dv, s)?;
+            temps.push(t);
+        }
+        for ((d, _), t) in dsts.iter().zip(&temps) {
+            match (d, t) {
+                (CVal::Scalar(a), CVal::Scalar(b)) => self.line(format!("{a} = {b};")),
+                (CVal::Tile(a), CVal::Tile(b)) => {
+                    self.line(format!("#pragma unroll\nfor (int r = 0; r < (int)(sizeof({a}) / sizeof({a}[0])); ++r) {a}[r] = {b}[r];"))
+                }
+                (CVal::Bundle(a), CVal::Bundle(b)) => {
+                    for (x, y) in a.iter().zip(b) {
+                        self.line(format!("{x} = {y};"));
+                    }
+                }
+                _ => unreachable!("same type"),
+            }
+        }
+        Ok(())
+    }
+
+    // --------------------------------------------------------------------- ops
+
+    fn op(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        self.comment_loc(data.loc);
+        match &data.kind {
+            OpKind::Yield | OpKind::Condition | OpKind::Return => Ok(()),
+            OpKind::For(_) => self.for_loop(op),
+            OpKind::If => self.if_op(op),
+            OpKind::While => self.while_loop(op),
+            OpKind::Store { .. } => self.store(op),
+            OpKind::DescStore => self.desc_store(op),
+            OpKind::DebugBarrier => {
+                self.line("__syncthreads();");
+                Ok(())
+            }
+            OpKind::Assert { .. } | OpKind::Print { .. } => Err(unsupported(
+                data.loc,
+                "`tl.device_assert`/`tl.device_print` are not supported by the CUDA backend yet",
+            )),
+            OpKind::AtomicRmw { .. } => self.atomic_rmw(op),
+            OpKind::AtomicCas { .. }
+            | OpKind::Scan { .. }
+            | OpKind::Reshape
+            | OpKind::Trans { .. }
+            | OpKind::Join
+            | OpKind::Split => Err(unsupported(
+                data.loc,
+                format!(
+                    "`{}` is not supported by the CUDA backend yet",
+                    tawa_ir::printer::op_name(&data.kind)
+                ),
+            )),
+            OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {
+                self.bundle_op(op)
+            }
+            _ => {
+                let r = data.results[0];
+                let name = self.name_for(r);
+                match self.ty(r) {
+                    Type::Tensor { .. } => {
+                        let layout = self.layouts.home(r).cloned().ok_or_else(|| {
+                            unsupported(data.loc, "internal: tile result without a layout")
+                        })?;
+                        self.value_op(op, &layout, &name)?;
+                        self.vals.insert(r, CVal::Tile(name));
+                    }
+                    _ => {
+                        self.scalar_op(op, &name)?;
+                        self.vals.insert(r, CVal::Scalar(name));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Scalar-result ops.
+    fn scalar_op(&mut self, op: Op, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let r = data.results[0];
+        let rt = self.scalar_of(r);
+        let c = elem_cty(self.elem(r));
+        let expr = match &data.kind {
+            OpKind::Constant(k) => const_c(*k, rt),
+            OpKind::ProgramId(a) => format!("(int)blockIdx.{}", a.name()),
+            OpKind::NumPrograms(a) => format!("(int)gridDim.{}", a.name()),
+            OpKind::Hint { .. } => self.scalar(data.operands[0])?,
+            OpKind::Cast { rounding } => {
+                let x = self.scalar(data.operands[0])?;
+                cast_c(self.elem(data.operands[0]), self.elem(r), &x, *rounding)
+            }
+            OpKind::Bitcast => {
+                let x = self.scalar(data.operands[0])?;
+                format!("tw_bitcast<{c}>({x})")
+            }
+            OpKind::AddPtr => {
+                let p = self.scalar(data.operands[0])?;
+                let o = self.scalar(data.operands[1])?;
+                format!("({p} + {o})")
+            }
+            OpKind::Load {
+                has_mask,
+                has_other,
+                ..
+            } => {
+                let p = self.scalar(data.operands[0])?;
+                if *has_mask {
+                    let m = self.scalar(data.operands[1])?;
+                    let other = if *has_other {
+                        self.scalar(data.operands[2])?
+                    } else {
+                        format!("({c})0")
+                    };
+                    format!("({m} ? *{p} : {other})")
+                } else {
+                    format!("*{p}")
+                }
+            }
+            OpKind::Reduce { .. } => {
+                self.reduce(op, None, name)?;
+                return Ok(());
+            }
+            OpKind::Dot { .. } | OpKind::DescLoad => {
+                return Err(unsupported(
+                    data.loc,
+                    "internal: tile op with a scalar result",
+                ))
+            }
+            kind => {
+                let tys: Vec<ScalarType> =
+                    data.operands.iter().map(|&v| self.scalar_of(v)).collect();
+                let args: Vec<String> = data
+                    .operands
+                    .iter()
+                    .map(|&v| Ok(load_c(self.scalar_of(v), &self.scalar(v)?)))
+                    .collect::<Res<_>>()?;
+                let tys = if matches!(kind, OpKind::Select) {
+                    tys[1..].to_vec()
+                } else {
+                    tys
+                };
+                let e = scalar_expr(kind, &tys, rt, &args, data.loc)?;
+                store_c(rt, &e)
+            }
+        };
+        self.line(format!("{c} const {name} = {expr};"));
+        Ok(())
+    }
+
+    /// Ops with a tile result, computed in `layout` into a new array `name`.
+    fn value_op(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let rt = self.scalar_of(r);
+        let regs = layout.regs_per_thread(&shape);
+        let c = elem_cty(self.elem(r));
+        match &data.kind {
+            OpKind::Constant(k) => {
+                let e = const_c(*k, rt);
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"));
+            }
+            OpKind::Splat => {
+                let s = self.scalar(data.operands[0])?;
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {s};"));
+            }
+            OpKind::MakeRange { start, .. } => {
+                let co = Self::coord_c(layout, &shape, 0, "r");
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {start} + {co};"));
+            }
+            OpKind::Hint { .. } => {
+                let a = self.tile(data.operands[0], layout)?;
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[r];"));
+            }
+            OpKind::Cast { rounding } => {
+                let a = self.tile(data.operands[0], layout)?;
+                let e = cast_c(
+                    self.elem(data.operands[0]),
+                    self.elem(r),
+                    &format!("{a}[r]"),
+                    *rounding,
+                );
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"));
+            }
+            OpKind::Bitcast => {
+                let a = self.tile(data.operands[0], layout)?;
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = tw_bitcast<{c}>({a}[r]);"));
+            }
+            OpKind::AddPtr => {
+                let p = self.elem_at(data.operands[0], layout, "r")?;
+                let o = self.elem_at(data.operands[1], layout, "r")?;
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {p} + {o};"));
+            }
+            OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Fma
+            | OpKind::Cmp(_)
+            | OpKind::Select => {
+                let mut args = Vec::new();
+                let mut tys = Vec::new();
+                for &v in &data.operands {
+                    let s = self.scalar_of(v);
+                    let e = self.elem_at(v, layout, "r")?;
+                    args.push(load_c(s, &e));
+                    tys.push(s);
+                }
+                let tys = if matches!(data.kind, OpKind::Select) {
+                    tys[1..].to_vec()
+                } else {
+                    tys
+                };
+                let e = scalar_expr(&data.kind, &tys, rt, &args, data.loc)?;
+                let e = store_c(rt, &e);
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"));
+            }
+            OpKind::Broadcast => {
+                let src = data.operands[0];
+                let sshape = self.ty(src).shape().to_vec();
+                let a = self.tile(src, layout)?;
+                let idx = remap_c(
+                    layout,
+                    &shape,
+                    layout,
+                    &sshape,
+                    |d| sshape[d] == 1 && shape[d] != 1,
+                    None,
+                );
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[{idx}];"));
+            }
+            OpKind::ExpandDims { axis } => {
+                let src = data.operands[0];
+                let sl = Layout::slice(*axis, layout.clone());
+                let sshape = self.ty(src).shape().to_vec();
+                let a = self.tile(src, &sl)?;
+                let idx = remap_c(layout, &shape, &sl, &sshape, |_| false, Some(*axis));
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[{idx}];"));
+            }
+            OpKind::Load { .. } => self.load(op, layout, name)?,
+            OpKind::DescLoad => self.desc_load(op, layout, name)?,
+            OpKind::Reduce { .. } => self.reduce(op, Some(layout), name)?,
+            OpKind::Dot { .. } => self.dot(op, layout, name)?,
+            other => {
+                return Err(unsupported(
+                    data.loc,
+                    format!(
+                        "`{}` on tiles is not supported by the CUDA backend yet",
+                        tawa_ir::printer::op_name(other)
+                    ),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ memory ops
+
+    /// Elements per vector access for a pointer tile in `layout`.
+    fn vec_width(
+        &self,
+        ptr: Value,
+        mask: Option<Value>,
+        layout: &Layout,
+        shape: &[u32],
+        elem_bytes: u32,
+    ) -> u32 {
+        let digits = layout.digits(shape);
+        let Some(first) = digits.first() else {
+            return 1;
+        };
+        if first.stride != 1 || first.size <= 1 {
+            return 1;
+        }
+        let dim = first.dim as usize;
+        let info = self.axis.get(ptr);
+        let minfo = mask.map(|m| self.axis.get(m));
+        let max = first.size.min(16 / elem_bytes.max(1)).max(1);
+        if info.contiguity.len() <= dim {
+            return 1;
+        }
+        vector_width(
+            info,
+            minfo.filter(|m| m.constancy.len() > dim),
+            dim,
+            elem_bytes,
+            max,
+        )
+    }
+
+    fn load(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::Load {
+            has_mask,
+            has_other,
+            boundary_check,
+            padding,
+            ..
+        } = &data.kind
+        else {
+            unreachable!()
+        };
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let regs = layout.regs_per_thread(&shape);
+        let rt = self.scalar_of(r);
+        let c = elem_cty(self.elem(r));
+        let ptr = data.operands[0];
+        if let Type::BlockPtr { .. } = self.ty(ptr) {
+            let b = self.bundle(ptr)?;
+            let rank = shape.len();
+            let fill = match padding {
+                tawa_ir::Padding::Nan if rt.is_float() => store_c(rt, "__int_as_float(0x7fc00000)"),
+                _ => format!("({c})0"),
+            };
+            self.line(format!(
+                "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+            ));
+            self.indent += 1;
+            let mut addr = Vec::new();
+            let mut conds = Vec::new();
+            for d in 0..rank {
+                let co = Self::coord_c(layout, &shape, d, "r");
+                self.line(format!(
+                    "const long long i{d} = (long long){} + {co};",
+                    b[1 + 2 * rank + d]
+                ));
+                addr.push(format!("i{d} * {}", b[1 + rank + d]));
+                if boundary_check.contains(&(d as u32)) {
+                    conds.push(format!("i{d} >= 0 && i{d} < {}", b[1 + d]));
+                }
+            }
+            let cond = if conds.is_empty() {
+                "true".into()
+            } else {
+                conds.join(" && ")
+            };
+            self.line(format!(
+                "{name}[r] = ({cond}) ? {}[{}] : {fill};",
+                b[0],
+                addr.join(" + ")
+            ));
+            self.indent -= 1;
+            self.line("}");
+            return Ok(());
+        }
+        if !self.ty(ptr).is_tensor() {
+            return Err(unsupported(
+                data.loc,
+                "internal: scalar load with a tile result",
+            ));
+        }
+        let mask = if *has_mask {
+            Some(data.operands[1])
+        } else {
+            None
+        };
+        let eb = rt.byte_size().max(1);
+        let v = self.vec_width(ptr, mask, layout, &shape, eb);
+        let p = self.tile(ptr, layout)?;
+        let m = match mask {
+            Some(m) => Some(self.tile(m, layout)?),
+            None => None,
+        };
+        let other = if *has_other {
+            Some(self.elem_at(data.operands[2], layout, "r")?)
+        } else {
+            None
+        };
+        self.line(format!("{c} {name}[{regs}];"));
+        if v > 1 {
+            let vt = vec_type(v * eb);
+            self.line(format!(
+                "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
+                regs / v
+            ));
+            self.indent += 1;
+            self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
+            let cond = m.as_ref().map(|m| format!("{m}[g * {v}]"));
+            match &cond {
+                Some(cnd) => self.line(format!(
+                    "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
+                )),
+                None => self.line(format!("t.u = *(const {vt}*)({p}[g * {v}]);")),
+            }
+            self.line(format!(
+                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = t.e[e];"
+            ));
+            if let (Some(cnd), Some(_)) = (&cond, &other) {
+                let o = self.elem_at(data.operands[2], layout, &format!("g * {v} + e"))?;
+                self.line(format!("if (!{cnd}) {{\n#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = {o};\n}}"));
+            }
+            self.indent -= 1;
+            self.line("}");
+        } else {
+            let e = match (&m, &other) {
+                (Some(m), Some(o)) => format!("{m}[r] ? *{p}[r] : {o}"),
+                (Some(m), None) => format!("{m}[r] ? *{p}[r] : ({c})0"),
+                _ => format!("*{p}[r]"),
+            };
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"
+            ));
+        }
+        Ok(())
+    }
+
+    fn store(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::Store {
+            has_mask,
+            boundary_check,
+            ..
+        } = &data.kind
+        else {
+            unreachable!()
+        };
+        let (ptr, val) = (data.operands[0], data.operands[1]);
+        if let Type::BlockPtr { shape, .. } = self.ty(ptr) {
+            let shape = shape.clone();
+            let b = self.bundle(ptr)?;
+            let layout = self.store_layout(val);
+            let rank = shape.len();
+            let x = self.tile(val, &layout)?;
+            let regs = layout.regs_per_thread(&shape);
+            let own = Self::owner_c(&layout, &shape, "r");
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+            ));
+            self.indent += 1;
+            let mut addr = Vec::new();
+            let mut conds: Vec<String> = own.into_iter().collect();
+            for d in 0..rank {
+                let co = Self::coord_c(&layout, &shape, d, "r");
+                self.line(format!(
+                    "const long long i{d} = (long long){} + {co};",
+                    b[1 + 2 * rank + d]
+                ));
+                addr.push(format!("i{d} * {}", b[1 + rank + d]));
+                if boundary_check.contains(&(d as u32)) {
+                    conds.push(format!("i{d} >= 0 && i{d} < {}", b[1 + d]));
+                }
+            }
+            let cond = if conds.is_empty() {
+                "true".into()
+            } else {
+                conds.join(" && ")
+            };
+            self.line(format!(
+                "if ({cond}) {}[{}] = {x}[r];",
+                b[0],
+                addr.join(" + ")
+            ));
+            self.indent -= 1;
+            self.line("}");
+            return Ok(());
+        }
+        if !self.ty(ptr).is_tensor() {
+            let p = self.scalar(ptr)?;
+            let x = self.scalar(val)?;
+            let guard = "threadIdx.x == 0".to_string();
+            let cond = if *has_mask {
+                format!("{guard} && {}", self.scalar(data.operands[2])?)
+            } else {
+                guard
+            };
+            self.line(format!("if ({cond}) *{p} = {x};"));
+            return Ok(());
+        }
+        let shape = self.ty(ptr).shape().to_vec();
+        let layout = self.store_layout(val);
+        let regs = layout.regs_per_thread(&shape);
+        let eb = access_bytes(self.elem(ptr));
+        let mask = if *has_mask {
+            Some(data.operands[2])
+        } else {
+            None
+        };
+        let v = self.vec_width(ptr, mask, &layout, &shape, eb);
+        let p = self.tile(ptr, &layout)?;
+        let x = self.elem_at(val, &layout, "r")?;
+        let m = match mask {
+            Some(m) => Some(self.tile(m, &layout)?),
+            None => None,
+        };
+        let own = Self::owner_c(&layout, &shape, "r");
+        if v > 1 && self.ty(val).is_tensor() {
+            let c = elem_cty(self.elem(val));
+            let vt = vec_type(v * eb);
+            let xa = self.tile(val, &layout)?;
+            self.line(format!(
+                "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
+                regs / v
+            ));
+            self.indent += 1;
+            let mut conds = Vec::new();
+            if let Some(o) = Self::owner_c(&layout, &shape, &format!("g * {v}")) {
+                conds.push(o);
+            }
+            if let Some(m) = &m {
+                conds.push(format!("{m}[g * {v}]"));
+            }
+            self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
+            self.line(format!(
+                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
+            ));
+            let st = format!("*({vt}*)({p}[g * {v}]) = t.u;");
+            if conds.is_empty() {
+                self.line(st);
+            } else {
+                self.line(format!("if ({}) {st}", conds.join(" && ")));
+            }
+            self.indent -= 1;
+            self.line("}");
+        } else {
+            let mut conds: Vec<String> = own.into_iter().collect();
+            if let Some(m) = &m {
+                conds.push(format!("{m}[r]"));
+            }
+            let st = format!("*{p}[r] = {x};");
+            let body = if conds.is_empty() {
+                st
+            } else {
+                format!("if ({}) {st}", conds.join(" && "))
+            };
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {body}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Stores happen in the stored value's layout (data never moves for a
+    /// store; the addresses are recomputed instead).
+    fn store_layout(&self, val: Value) -> Layout {
+        match self.layouts.home(val) {
+            Some(l) => l.clone(),
+            None => crate::layout_assign::default_layout(self.ty(val), self.num_warps).unwrap(),
+        }
+    }
+
+    fn bundle_op(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let r = data.results[0];
+        let ty = self.ty(r).clone();
+        let name = self.name_for(r);
+        let comps = bundle_components(&ty);
+        let srcs: Vec<String> = match &data.kind {
+            OpKind::MakeBlockPtr { .. } | OpKind::MakeTensorDesc => {
+                let mut s = Vec::new();
+                for &v in &data.operands {
+                    s.push(self.scalar(v)?);
+                }
+                s
+            }
+            OpKind::Advance => {
+                let b = self.bundle(data.operands[0])?;
+                let rank = ty.shape().len();
+                let mut s = b.clone();
+                for d in 0..rank {
+                    let o = self.scalar(data.operands[1 + d])?;
+                    s[1 + 2 * rank + d] = format!("{} + {o}", b[1 + 2 * rank + d]);
+                }
+                s
+            }
+            _ => unreachable!(),
+        };
+        let mut names = Vec::new();
+        for ((suffix, c), src) in comps.iter().zip(srcs) {
+            let n = format!("{name}_{suffix}");
+            self.line(format!("{c} const {n} = ({c})({src});"));
+            names.push(n);
+        }
+        self.vals.insert(r, CVal::Bundle(names));
+        Ok(())
+    }
+
+    /// Address and in-bounds condition of a descriptor access at `offs`.
+    fn desc_access(
+        &mut self,
+        desc: &[String],
+        offs: &[String],
+        layout: &Layout,
+        shape: &[u32],
+    ) -> (String, String) {
+        let rank = shape.len();
+        let mut addr = Vec::new();
+        let mut conds = Vec::new();
+        for d in 0..rank {
+            let co = Self::coord_c(layout, shape, d, "r");
+            self.line(format!(
+                "const long long i{d} = (long long){} + {co};",
+                offs[d]
+            ));
+            addr.push(format!("i{d} * {}", desc[1 + rank + d]));
+            conds.push(format!("i{d} >= 0 && i{d} < {}", desc[1 + d]));
+        }
+        (
+            format!("{}[{}]", desc[0], addr.join(" + ")),
+            conds.join(" && "),
+        )
+    }
+
+    fn desc_load(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let regs = layout.regs_per_thread(&shape);
+        let c = elem_cty(self.elem(r));
+        let desc = self.bundle(data.operands[0])?;
+        let offs: Vec<String> = data.operands[1..]
+            .iter()
+            .map(|&v| self.scalar(v))
+            .collect::<Res<_>>()?;
+        self.line(format!(
+            "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+        ));
+        self.indent += 1;
+        let (addr, cond) = self.desc_access(&desc, &offs, layout, &shape);
+        self.line(format!("{name}[r] = ({cond}) ? {addr} : ({c})0;"));
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    fn desc_store(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let val = data.operands[1];
+        let shape = self.ty(val).shape().to_vec();
+        let layout = self.store_layout(val);
+        let regs = layout.regs_per_thread(&shape);
+        let desc = self.bundle(data.operands[0])?;
+        let offs: Vec<String> = data.operands[2..]
+            .iter()
+            .map(|&v| self.scalar(v))
+            .collect::<Res<_>>()?;
+        let x = self.tile(val, &layout)?;
+        let own = Self::owner_c(&layout, &shape, "r");
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+        ));
+        self.indent += 1;
+        let (addr, mut cond) = self.desc_access(&desc, &offs, &layout, &shape);
+        if let Some(o) = own {
+            cond = format!("{o} && {cond}");
+        }
+        self.line(format!("if ({cond}) {addr} = {x}[r];"));
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// `tl.atomic_*`: one atomic per element, issued by the element's
+    /// owner only (a replicated copy must not add twice). Scalar atomics
+    /// run on thread 0. Relaxed CUDA atomics at GPU scope: every example's
+    /// use is an accumulation whose order does not matter.
+    fn atomic_rmw(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::AtomicRmw {
+            op: aop, has_mask, ..
+        } = &data.kind
+        else {
+            unreachable!()
+        };
+        let (ptr, val) = (data.operands[0], data.operands[1]);
+        let st = self.scalar_of(val);
+        let func = match (aop, st) {
+            (
+                tawa_ir::AtomicOp::Add,
+                ScalarType::F32
+                | ScalarType::F64
+                | ScalarType::I32
+                | ScalarType::U32
+                | ScalarType::U64,
+            ) => "atomicAdd",
+            (
+                tawa_ir::AtomicOp::Max,
+                ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64,
+            ) => "atomicMax",
+            (
+                tawa_ir::AtomicOp::Min,
+                ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64,
+            ) => "atomicMin",
+            (tawa_ir::AtomicOp::And, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
+                "atomicAnd"
+            }
+            (tawa_ir::AtomicOp::Or, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
+                "atomicOr"
+            }
+            (tawa_ir::AtomicOp::Xor, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
+                "atomicXor"
+            }
+            (
+                tawa_ir::AtomicOp::Xchg,
+                ScalarType::I32 | ScalarType::U32 | ScalarType::U64 | ScalarType::F32,
+            ) => "atomicExch",
+            _ => {
+                return Err(unsupported(
+                    data.loc,
+                    format!(
+                        "atomic `{}` on {st} is not supported by the CUDA backend yet",
+                        aop.name()
+                    ),
+                ))
+            }
+        };
+        let r = data.results[0];
+        let c = cty(st);
+        if !self.ty(ptr).is_tensor() {
+            let p = self.scalar(ptr)?;
+            let x = self.scalar(val)?;
+            let m = if *has_mask {
+                format!(" && {}", self.scalar(data.operands[2])?)
+            } else {
+                String::new()
+            };
+            let name = self.name_for(r);
+            self.line(format!(
+                "{c} {name} = 0;
+if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
+            ));
+            self.vals.insert(r, CVal::Scalar(name));
+            return Ok(());
+        }
+        let shape = self.ty(ptr).shape().to_vec();
+        let layout = self.store_layout(val);
+        let regs = layout.regs_per_thread(&shape);
+        let p = self.tile(ptr, &layout)?;
+        let x = self.elem_at(val, &layout, "r")?;
+        let mut conds: Vec<String> = Self::owner_c(&layout, &shape, "r").into_iter().collect();
+        if *has_mask {
+            let m = self.tile(data.operands[2], &layout)?;
+            conds.push(format!("{m}[r]"));
+        }
+        let cond = if conds.is_empty() {
+            "true".to_string()
+        } else {
+            conds.join(" && ")
+        };
+        let name = self.name_for(r);
+        self.line(format!(
+            "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = ({cond}) ? {func}({p}[r], {x}) : ({c})0;"
+        ));
+        // layout_assign gives the result the stored value's layout.
+        self.vals.insert(r, CVal::Tile(name));
+        Ok(())
+    }
+
+    // -------------------------------------------------------------- reductions
+
+    /// `reduce` along `axis`: in-thread over the registers along the axis,
+    /// then butterfly shuffles over the lanes along it, then through shared
+    /// memory over the warps along it. Copies of an element (fields that
+    /// wrap past the tile) are left out at every level. `layout` is `None`
+    /// for a scalar result.
+    fn reduce(&mut self, op: Op, _want: Option<&Layout>, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::Reduce { kind, axis } = &data.kind else {
+            unreachable!()
+        };
+        let axis = *axis as usize;
+        let src = data.operands[0];
+        let r = data.results[0];
+        let st = self.scalar_of(src);
+        let rt = self.scalar_of(r);
+        let ct = compute_cty(st);
+        if matches!(kind, ReduceKind::Argmax | ReduceKind::Argmin) {
+            return Err(unsupported(
+                data.loc,
+                "`argmax`/`argmin` are not supported by the CUDA backend yet",
+            ));
+        }
+        let pl = self
+            .layouts
+            .home(src)
+            .cloned()
+            .ok_or_else(|| unsupported(data.loc, "internal: reduce operand without layout"))?;
+        let sshape = self.ty(src).shape().to_vec();
+        let a = self.tile(src, &pl)?;
+        let out_layout = Layout::slice(axis as u32, pl.clone());
+        let rshape: Vec<u32> = sshape
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| *d != axis)
+            .map(|(_, &s)| s)
+            .collect();
+        let rregs = if rshape.is_empty() {
+            1
+        } else {
+            out_layout.regs_per_thread(&rshape)
+        };
+        let size = sshape[axis];
+        let combine = |x: &str, y: &str| -> String {
+            match kind {
+                ReduceKind::Sum => format!("({x} + {y})"),
+                ReduceKind::Prod => format!("({x} * {y})"),
+                ReduceKind::Max if st.is_float() => format!("{}({x}, {y})", float_fn("fmax", st)),
+                ReduceKind::Min if st.is_float() => format!("{}({x}, {y})", float_fn("fmin", st)),
+                ReduceKind::Max => format!("({x} > {y} ? {x} : {y})"),
+                ReduceKind::Min => format!("({x} < {y} ? {x} : {y})"),
+                ReduceKind::And => format!("({x} & {y})"),
+                ReduceKind::Or => format!("({x} | {y})"),
+                ReduceKind::Xor => format!("({x} ^ {y})"),
+                ReduceKind::Argmax | ReduceKind::Argmin => unreachable!(),
+            }
+        };
+        // In-thread: parent registers of each result register.
+        let pdigits = pl.digits(&sshape);
+        let mut scale = 1;
+        let mut keep = Vec::new(); // (scale, size, is_axis, eff)
+        for g in &pdigits {
+            let eff = if g.dim as usize == axis {
+                if g.stride >= size {
+                    1
+                } else {
+                    g.size.min(size / g.stride).max(1)
+                }
+            } else {
+                g.size
+            };
+            keep.push((scale, g.size, g.dim as usize == axis, eff));
+            scale *= g.size;
+        }
+        let inner: u32 = keep.iter().filter(|k| k.2).map(|k| k.3).product();
+        // Parent register of (result reg q, axis index t): non-axis digits
+        // from q (in order), axis digits from t.
+        let preg = |q: &str, t: &str| -> String {
+            let mut parts = Vec::new();
+            let (mut qs, mut ts) = (1u32, 1u32);
+            for &(pscale, psize, is_axis, eff) in &keep {
+                if is_axis {
+                    if eff > 1 {
+                        parts.push(format!("(({t} / {ts}) % {eff}) * {pscale}"));
+                    }
+                    ts *= eff;
+                } else {
+                    if psize > 1 {
+                        parts.push(format!("(({q} / {qs}) % {psize}) * {pscale}"));
+                    }
+                    qs *= psize;
+                }
+            }
+            if parts.is_empty() {
+                "0".into()
+            } else {
+                parts.join(" + ")
+            }
+        };
+        let acc = self.tmp("red");
+        self.line(format!("{ct} {acc}[{rregs}];"));
+        let p0 = preg("q", "0");
+        let pt = preg("q", "t");
+        let x0 = load_c(st, &format!("{a}[{p0}]"));
+        let xt = load_c(st, &format!("{a}[{pt}]"));
+        let comb = combine(&format!("{acc}[q]"), &xt);
+        self.line(format!(
+            "#pragma unroll\nfor (int q = 0; q < {rregs}; ++q) {{\n  {acc}[q] = {x0};\n#pragma unroll\n  for (int t = 1; t < {inner}; ++t) {acc}[q] = {comb};\n}}"
+        ));
+        // Across lanes.
+        let terms = pl.thread_terms()[axis].clone();
+        for t in terms.iter().filter(|t| t.id == ThreadId::Lane) {
+            let mut j = 1;
+            while j < t.modulo && j * t.scale < size {
+                let mask = t.div * j;
+                let shfl = format!("tw_shfl_xor({acc}[q], {mask})");
+                let comb = combine(&format!("{acc}[q]"), &shfl);
+                self.line(format!(
+                    "#pragma unroll\nfor (int q = 0; q < {rregs}; ++q) {acc}[q] = {comb};"
+                ));
+                j *= 2;
+            }
+        }
+        // Across warps.
+        let wterms: Vec<_> = terms
+            .iter()
+            .filter(|t| t.id == ThreadId::Warp)
+            .copied()
+            .collect();
+        if let Some(t) = wterms.first() {
+            let eff = if t.scale >= size {
+                1
+            } else {
+                t.modulo.min(size / t.scale)
+            };
+            if eff > 1 {
+                let numel: u32 = rshape.iter().product::<u32>().max(1);
+                self.smem(numel * eff * 8);
+                let lin = if rshape.is_empty() {
+                    "0".to_string()
+                } else {
+                    linear_c(&out_layout, &rshape, "q")
+                };
+                self.line("__syncthreads();");
+                self.line(format!(
+                    "#pragma unroll\nfor (int q = 0; q < {rregs}; ++q) (({ct}*)tw_smem)[({lin}) * {eff} + (warp / {}) % {eff}] = {acc}[q];",
+                    t.div
+                ));
+                self.line("__syncthreads();");
+                let comb = combine(
+                    &format!("{acc}[q]"),
+                    &format!("(({ct}*)tw_smem)[({lin}) * {eff} + w]"),
+                );
+                self.line(format!(
+                    "#pragma unroll\nfor (int q = 0; q < {rregs}; ++q) {{\n  {acc}[q] = (({ct}*)tw_smem)[({lin}) * {eff}];\n#pragma unroll\n  for (int w = 1; w < {eff}; ++w) {acc}[q] = {comb};\n}}"
+                ));
+            }
+        }
+        let c = cty(rt);
+        if rshape.is_empty() {
+            let e = store_c(rt, &format!("{acc}[0]"));
+            self.line(format!("const {c} {name} = {e};"));
+        } else {
+            let e = store_c(rt, &format!("{acc}[r]"));
+            self.line(format!("{c} {name}[{rregs}];\n#pragma unroll\nfor (int r = 0; r < {rregs}; ++r) {name}[r] = {e};"));
+        }
+        Ok(())
+    }
+
+    // --------------------------------------------------------------------- dot
+
+    /// Writes a `rows x k` operand (`k_dim` is its K dimension) into shared
+    /// memory at `base`, K-major with the swizzle of width `w` bytes.
+    fn stage_operand(&mut self, v: Value, k_dim: usize, base: u32, w: u32) -> Res<()> {
+        let layout = self
+            .layouts
+            .home(v)
+            .cloned()
+            .ok_or_else(|| unsupported(Loc::UNKNOWN, "internal: dot operand without layout"))?;
+        let shape = self.ty(v).shape().to_vec();
+        let a = self.tile(v, &layout)?;
+        let s = self.scalar_of(v);
+        let eb = s.byte_size();
+        let c = cty(s);
+        let row_dim = 1 - k_dim;
+        let rows = shape[row_dim];
+        let regs = layout.regs_per_thread(&shape);
+        let row = Self::coord_c(&layout, &shape, row_dim, "r");
+        let k = Self::coord_c(&layout, &shape, k_dim, "r");
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) *({c}*)(tw_smem + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = {a}[r];"
+        ));
+        Ok(())
+    }
+
+    fn dot(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::Dot {
+            input_precision, ..
+        } = &data.kind
+        else {
+            unreachable!()
+        };
+        let Layout::Mma(mma) = layout else {
+            return Err(unsupported(
+                data.loc,
+                "internal: dot result not in an MMA layout",
+            ));
+        };
+        let (a, b, acc) = (data.operands[0], data.operands[1], data.operands[2]);
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let (m, n) = (shape[0], shape[1]);
+        let k = self.ty(a).shape()[1];
+        let at = self.scalar_of(a);
+        let bt = self.scalar_of(b);
+        if at != bt {
+            return Err(unsupported(
+                data.loc,
+                format!("`tl.dot` of {at} and {bt} operands: cast them to one type first"),
+            ));
+        }
+        if self.scalar_of(r) != ScalarType::F32 {
+            return Err(unsupported(
+                data.loc,
+                "the CUDA backend accumulates `tl.dot` in f32 only (use out_dtype=tl.float32)",
+            ));
+        }
+        let eb = at.byte_size();
+        let kbytes = k * eb;
+        let w = kbytes.min(128);
+        if !matches!(w, 32 | 64 | 128) || !kbytes.is_multiple_of(w) {
+            return Err(unsupported(data.loc, format!("`tl.dot` with K*sizeof = {kbytes} bytes: the operands need 32, 64 or a multiple of 128 bytes per row")));
+        }
+        let a_bytes = m * kbytes;
+        let b_base = a_bytes.div_ceil(1024) * 1024;
+        self.smem(b_base + n * kbytes);
+        self.line(format!("// dot {m}x{n}x{k} ({layout})"));
+        self.line("__syncthreads();");
+        self.stage_operand(a, 1, 0, w)?;
+        self.stage_operand(b, 0, b_base, w)?;
+        self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
+        self.line("__syncthreads();");
+        let regs = layout.regs_per_thread(&shape);
+        let accv = self.tile(acc, layout)?;
+        self.line(format!("float {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {accv}[r];"));
+        let reps = mma.reps(&shape);
+        let [wm, wn] = mma.warps_per_cta;
+        match mma.version {
+            MmaVersion::V3 => self.wgmma(
+                mma,
+                name,
+                regs,
+                reps,
+                at,
+                *input_precision,
+                k,
+                w,
+                m,
+                n,
+                b_base,
+            )?,
+            MmaVersion::V2 => {
+                if !matches!(at, ScalarType::F16 | ScalarType::BF16) {
+                    return Err(unsupported(data.loc, "`mma.sync` fallback takes f16/bf16 operands only; use 4 warps and BLOCK_M >= 64 for wgmma"));
+                }
+                let ty = if at == ScalarType::F16 { "f16" } else { "bf16" };
+                self.line("{");
+                self.indent += 1;
+                self.line(format!(
+                    "const int wm_ = warp % {wm}, wn_ = (warp / {wm}) % {wn};"
+                ));
+                self.line("const int gid = lane >> 2, tig = lane & 3;");
+                for rm in 0..reps[0] {
+                    for rn in 0..reps[1] {
+                        let d0 = (rm * reps[1] + rn) * 4;
+                        self.line(format!(
+                            "#pragma unroll\nfor (int ks = 0; ks < {}; ++ks) {{",
+                            k / 16
+                        ));
+                        self.indent += 1;
+                        self.line(format!(
+                            "const unsigned row = ({} + wm_ * 16 + gid) % {m};",
+                            rm * 16 * wm
+                        ));
+                        self.line(format!(
+                            "const unsigned row8 = ({} + wm_ * 16 + gid + 8) % {m};",
+                            rm * 16 * wm
+                        ));
+                        self.line(format!(
+                            "const unsigned col = ({} + wn_ * 8 + gid) % {n};",
+                            rn * 8 * wn
+                        ));
+                        self.line("const unsigned kb = (ks * 16 + tig * 2) * 2;");
+                        let lda = |row: &str, kb: &str| {
+                            format!("*(const unsigned*)(tw_smem + tw_swz({row}, {kb}, {m}, {w}))")
+                        };
+                        let ldb = |kb: &str| {
+                            format!("*(const unsigned*)(tw_smem + {b_base} + tw_swz(col, {kb}, {n}, {w}))")
+                        };
+                        self.line(format!(
+                            "const unsigned a0 = {}, a1 = {}, a2 = {}, a3 = {};",
+                            lda("row", "kb"),
+                            lda("row8", "kb"),
+                            lda("row", "kb + 16"),
+                            lda("row8", "kb + 16")
+                        ));
+                        self.line(format!(
+                            "const unsigned b0 = {}, b1 = {};",
+                            ldb("kb"),
+                            ldb("kb + 16")
+                        ));
+                        self.line(format!(
+                            "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.{ty}.{ty}.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, {{%8, %9}}, {{%0, %1, %2, %3}};\"\n  : \"+f\"({name}[{}]), \"+f\"({name}[{}]), \"+f\"({name}[{}]), \"+f\"({name}[{}])\n  : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));",
+                            d0, d0 + 1, d0 + 2, d0 + 3
+                        ));
+                        self.indent -= 1;
+                        self.line("}");
+                    }
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma(
+        &mut self,
+        mma: &Mma,
+        name: &str,
+        regs: u32,
+        reps: [u32; 2],
+        at: ScalarType,
+        precision: InputPrecision,
+        k: u32,
+        w: u32,
+        m: u32,
+        n: u32,
+        b_base: u32,
+    ) -> Res<()> {
+        let [wm, wn] = mma.warps_per_cta;
+        let (kstep, types, trans) = match at {
+            ScalarType::F16 => (16, "f32.f16.f16", true),
+            ScalarType::BF16 => (16, "f32.bf16.bf16", true),
+            ScalarType::F32 if precision != InputPrecision::Ieee => (8, "f32.tf32.tf32", false),
+            ScalarType::F8E4M3 => (32, "f32.e4m3.e4m3", false),
+            ScalarType::F8E5M2 => (32, "f32.e5m2.e5m2", false),
+            other => {
+                return Err(unsupported(
+                    Loc::UNKNOWN,
+                    format!("no wgmma for {other} operands"),
+                ))
+            }
+        };
+        let eb = at.byte_size();
+        let nn = mma.instr_n;
+        let per = nn / 2;
+        self.line("{");
+        self.indent += 1;
+        self.line("const unsigned smem_u32 = (unsigned)__cvta_generic_to_shared(tw_smem);");
+        self.line(format!(
+            "const int gm_ = (warp / 4) % {}, gn_ = warp / {wm};",
+            wm / 4
+        ));
+        self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        self.line("asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");");
+        let dlist: Vec<String> = (0..per).map(|i| format!("%{i}")).collect();
+        let imm = if trans { "p, 1, 1, 0, 0" } else { "p, 1, 1" };
+        for rm in 0..reps[0] {
+            for rn in 0..reps[1] {
+                let d0 = (rm * reps[1] + rn) * per;
+                self.line(format!(
+                    "#pragma unroll\nfor (int ks = 0; ks < {}; ++ks) {{",
+                    k / kstep
+                ));
+                self.indent += 1;
+                self.line(format!("const unsigned kb = ks * {};", kstep * eb));
+                self.line(format!(
+                    "const unsigned long long da = tw_desc(smem_u32 + tw_lin({} + gm_ * 64, kb, {m}, {w}), {w});",
+                    rm * 16 * wm
+                ));
+                self.line(format!(
+                    "const unsigned long long db = tw_desc(smem_u32 + {b_base} + tw_lin({} + gn_ * {nn}, kb, {n}, {w}), {w});",
+                    rn * nn * wn
+                ));
+                let outs: Vec<String> = (0..per)
+                    .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
+                    .collect();
+                self.line(format!(
+                    "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\nwgmma.mma_async.sync.aligned.m64n{nn}k{kstep}.{types} {{{}}}, %{}, %{}, {imm};\\n}}\"\n  : {}\n  : \"l\"(da), \"l\"(db));",
+                    dlist.join(", "),
+                    per,
+                    per + 1,
+                    outs.join(", ")
+                ));
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+        self.line("asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");");
+        self.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");");
+        self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ control flow
+
+    fn for_loop(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let body = data.regions[0];
+        let args = f.blocks[body].args.clone();
+        let (lb, ub, step) = (
+            self.scalar(data.operands[0])?,
+            self.scalar(data.operands[1])?,
+            self.scalar(data.operands[2])?,
+        );
+        let mut carried = Vec::new();
+        for (i, &arg) in args[1..].iter().enumerate() {
+            let c = self.declare_carried(arg)?;
+            self.assign_carried(&c, arg, data.operands[3 + i])?;
+            carried.push((c, arg));
+        }
+        let iv = self.name_for(args[0]);
+        let ivt = elem_cty(self.elem(args[0]));
+        self.line(format!(
+            "for ({ivt} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{"
+        ));
+        self.indent += 1;
+        self.copies.push(HashMap::new());
+        self.vals.insert(args[0], CVal::Scalar(iv));
+        for (c, arg) in &carried {
+            self.vals.insert(*arg, c.clone());
+        }
+        self.block(body)?;
+        let yielded = self.terminator(body);
+        self.assign_all(&carried, &yielded)?;
+        self.copies.pop();
+        self.indent -= 1;
+        self.line("}");
+        for (i, &r) in data.results.iter().enumerate() {
+            self.vals.insert(r, carried[i].0.clone());
+        }
+        Ok(())
+    }
+
+    fn terminator(&self, block: Block) -> Vec<Value> {
+        let last = *self.func.blocks[block].ops.last().unwrap();
+        self.func.ops[last].operands.clone()
+    }
+
+    fn if_op(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let cond = self.scalar(data.operands[0])?;
+        let mut outs = Vec::new();
+        for &r in &data.results {
+            let c = self.declare_carried(r)?;
+            outs.push((c, r));
+        }
+        self.line(format!("if ({cond}) {{"));
+        for (i, &region) in data.regions.iter().enumerate() {
+            if i == 1 {
+                self.line("} else {");
+            }
+            self.indent += 1;
+            self.copies.push(HashMap::new());
+            self.block(region)?;
+            let y = self.terminator(region);
+            for ((c, rv), v) in outs.iter().zip(&y) {
+                self.assign_carried(c, *rv, *v)?;
+            }
+            self.copies.pop();
+            self.indent -= 1;
+        }
+        self.line("}");
+        for (c, r) in outs {
+            self.vals.insert(r, c);
+        }
+        Ok(())
+    }
+
+    fn while_loop(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let (before, after) = (data.regions[0], data.regions[1]);
+        let bargs = f.blocks[before].args.clone();
+        let aargs = f.blocks[after].args.clone();
+        let mut carried = Vec::new();
+        for (i, &arg) in bargs.iter().enumerate() {
+            let c = self.declare_carried(arg)?;
+            self.assign_carried(&c, arg, data.operands[i])?;
+            carried.push((c, arg));
+        }
+        let mut fwd = Vec::new();
+        for &a in &aargs {
+            let c = self.declare_carried(a)?;
+            fwd.push((c, a));
+        }
+        self.line("while (true) {");
+        self.indent += 1;
+        self.copies.push(HashMap::new());
+        for (c, arg) in &carried {
+            self.vals.insert(*arg, c.clone());
+        }
+        self.block(before)?;
+        let cond_ops = self.terminator(before);
+        let cond = self.scalar(cond_ops[0])?;
+        for ((c, a), &v) in fwd.iter().zip(&cond_ops[1..]) {
+            self.assign_carried(c, *a, v)?;
+        }
+        self.line(format!("if (!{cond}) break;"));
+        self.copies.pop();
+        self.copies.push(HashMap::new());
+        for (c, a) in &fwd {
+            self.vals.insert(*a, c.clone());
+        }
+        self.block(after)?;
+        let next = self.terminator(after);
+        self.assign_all(&carried, &next)?;
+        self.copies.pop();
+        self.indent -= 1;
+        self.line("}");
+        for (i, &r) in data.results.iter().enumerate() {
+            self.vals.insert(r, fwd[i].0.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Row-major linear index of register `r`'s element.
+fn linear_c(layout: &Layout, shape: &[u32], r: &str) -> String {
+    let mut parts = Vec::new();
+    let mut stride = 1u32;
+    for d in (0..shape.len()).rev() {
+        let co = Emitter::coord_c(layout, shape, d, r);
+        parts.push(if stride == 1 {
+            co
+        } else {
+            format!("{co} * {stride}")
+        });
+        stride *= shape[d];
+    }
+    parts.join(" + ")
+}
+
+/// Register of `to` (at `to_shape`) that holds the element register `r` of
+/// `from` (at `from_shape`) reads, for layouts with the same digit
+/// structure: digits along `zeroed` dimensions read 0; with `drop_dim`,
+/// `to` is the slice of `from` along it (its digits are skipped).
+fn remap_c(
+    from: &Layout,
+    from_shape: &[u32],
+    to: &Layout,
+    to_shape: &[u32],
+    zeroed: impl Fn(usize) -> bool,
+    drop_dim: Option<u32>,
+) -> String {
+    let fd = from.digits(from_shape);
+    let td = to.digits(to_shape);
+    let mut parts = Vec::new();
+    let mut fscale = 1;
+    let mut tscale = 1;
+    let mut ti = 0;
+    for g in &fd {
+        if Some(g.dim) == drop_dim {
+            fscale *= g.size;
+            continue;
+        }
+        let t = td[ti];
+        ti += 1;
+        if !zeroed(g.dim as usize) && t.size > 1 {
+            parts.push(format!("((r / {fscale}) % {}) * {tscale}", t.size));
+        }
+        fscale *= g.size;
+        tscale *= t.size;
+    }
+    if parts.is_empty() {
+        "0".into()
+    } else {
+        parts.join(" + ")
+    }
+}
+
+fn access_bytes_c(e: Elem) -> usize {
+    match e {
+        Elem::Scalar(s) => s.byte_size().max(1) as usize,
+        Elem::Ptr(_) => 8,
+    }
+}
+
+fn vec_type(bytes: u32) -> &'static str {
+    match bytes {
+        2 => "unsigned short",
+        4 => "unsigned",
+        8 => "uint2",
+        _ => "uint4",
+    }
+}
+
+fn const_c(k: ConstValue, t: ScalarType) -> String {
+    match k {
+        ConstValue::Int(i) => {
+            if t.is_float() {
+                store_c(t, &format!("{i}.0f"))
+            } else if t == ScalarType::I1 {
+                (if i != 0 { "true" } else { "false" }).into()
+            } else {
+                format!("({})({i}LL)", cty(t))
+            }
+        }
+        ConstValue::Bool(b) => {
+            if t.is_float() {
+                store_c(t, if b { "1.0f" } else { "0.0f" })
+            } else {
+                format!("({})({})", cty(t), b as i32)
+            }
+        }
+        ConstValue::Float(x) => {
+            let lit = if x.is_nan() {
+                "__int_as_float(0x7fc00000)".to_string()
+            } else if x.is_infinite() {
+                if x > 0.0 {
+                    "__int_as_float(0x7f800000)".into()
+                } else {
+                    "__int_as_float(0xff800000)".into()
+                }
+            } else if t == ScalarType::F64 {
+                format!("{x:?}")
+            } else {
+                format!("{:?}f", x as f32)
+            };
+            if t.is_float() {
+                store_c(t, &lit)
+            } else {
+                format!("({})({lit})", cty(t))
+            }
+        }
+    }
+}
+
+/// Conversion between element types (storage to storage).
+fn cast_c(from: Elem, to: Elem, x: &str, rounding: Rounding) -> String {
+    match (from, to) {
+        (Elem::Ptr(_), Elem::Scalar(t)) => format!("({})(unsigned long long)({x})", cty(t)),
+        (Elem::Scalar(_), Elem::Ptr(t)) => format!("({}*)(unsigned long long)({x})", cty(t)),
+        (Elem::Ptr(_), Elem::Ptr(t)) => format!("({}*)({x})", cty(t)),
+        (Elem::Scalar(f), Elem::Scalar(t)) => {
+            let v = load_c(f, x);
+            if t == ScalarType::I1 {
+                return format!("({v} != 0)");
+            }
+            if narrow_float(t) {
+                if rounding == Rounding::Rtz && t == ScalarType::F16 {
+                    return format!("tw_f2h_rz((float)({v}))");
+                }
+                return store_c(t, &format!("(float)({v})"));
+            }
+            format!("({})({v})", cty(t))
+        }
+    }
+}
+
+/// Components of a block pointer / tensor descriptor bundle.
+fn bundle_components(ty: &Type) -> Vec<(String, String)> {
+    match ty {
+        Type::BlockPtr { pointee, shape } => {
+            let rank = shape.len();
+            let mut v = vec![("base".to_string(), format!("{}*", cty(*pointee)))];
+            v.extend((0..rank).map(|d| (format!("shape{d}"), "long long".into())));
+            v.extend((0..rank).map(|d| (format!("stride{d}"), "long long".into())));
+            v.extend((0..rank).map(|d| (format!("off{d}"), "int".into())));
+            v
+        }
+        Type::TensorDesc { elem, block } => {
+            let rank = block.len();
+            let mut v = vec![("base".to_string(), format!("{}*", cty(*elem)))];
+            v.extend((0..rank).map(|d| (format!("shape{d}"), "long long".into())));
+            v.extend((0..rank).map(|d| (format!("stride{d}"), "long long".into())));
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+const PRELUDE: &str = r#"
+typedef unsigned short tw_f16;
+typedef unsigned short tw_bf16;
+typedef unsigned char tw_e4m3;
+typedef unsigned char tw_e5m2;
+
+extern __shared__ __align__(1024) unsigned char tw_smem[];
+
+static __device__ __forceinline__ float tw_h2f(tw_f16 h) {
+  float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;
+}
+static __device__ __forceinline__ tw_f16 tw_f2h(float f) {
+  tw_f16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+static __device__ __forceinline__ tw_f16 tw_f2h_rz(float f) {
+  tw_f16 h; asm("cvt.rz.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+static __device__ __forceinline__ float tw_b2f(tw_bf16 h) {
+  return __uint_as_float(((unsigned)h) << 16);
+}
+static __device__ __forceinline__ tw_bf16 tw_f2b(float f) {
+  tw_bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+static __device__ __forceinline__ float tw_e4m3_2f(tw_e4m3 x) {
+  unsigned r; asm("{ .reg .b16 t; mov.b16 t, %1; cvt.rn.f16x2.e4m3x2 %0, t; }" : "=r"(r) : "h"((unsigned short)x));
+  return tw_h2f((tw_f16)(r & 0xffff));
+}
+static __device__ __forceinline__ float tw_e5m2_2f(tw_e5m2 x) {
+  unsigned r; asm("{ .reg .b16 t; mov.b16 t, %1; cvt.rn.f16x2.e5m2x2 %0, t; }" : "=r"(r) : "h"((unsigned short)x));
+  return tw_h2f((tw_f16)(r & 0xffff));
+}
+static __device__ __forceinline__ tw_e4m3 tw_f2e4m3(float f) {
+  unsigned short r; asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f)); return (tw_e4m3)(r & 0xff);
+}
+static __device__ __forceinline__ tw_e5m2 tw_f2e5m2(float f) {
+  unsigned short r; asm("cvt.rn.satfinite.e5m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(0.0f), "f"(f)); return (tw_e5m2)(r & 0xff);
+}
+template <class T, class F> static __device__ __forceinline__ T tw_bitcast(F f) {
+  union { F f; T t; } u; u.f = f; return u.t;
+}
+static __device__ __forceinline__ float tw_shfl_xor(float x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ double tw_shfl_xor(double x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ int tw_shfl_xor(int x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ unsigned tw_shfl_xor(unsigned x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ long long tw_shfl_xor(long long x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ unsigned long long tw_shfl_xor(unsigned long long x, int m) { return __shfl_xor_sync(0xffffffff, x, m); }
+static __device__ __forceinline__ bool tw_shfl_xor(bool x, int m) { return __shfl_xor_sync(0xffffffff, (int)x, m) != 0; }
+static __device__ __forceinline__ short tw_shfl_xor(short x, int m) { return (short)__shfl_xor_sync(0xffffffff, (int)x, m); }
+static __device__ __forceinline__ signed char tw_shfl_xor(signed char x, int m) { return (signed char)__shfl_xor_sync(0xffffffff, (int)x, m); }
+static __device__ __forceinline__ unsigned short tw_shfl_xor(unsigned short x, int m) { return (unsigned short)__shfl_xor_sync(0xffffffff, (unsigned)x, m); }
+static __device__ __forceinline__ unsigned char tw_shfl_xor(unsigned char x, int m) { return (unsigned char)__shfl_xor_sync(0xffffffff, (unsigned)x, m); }
+
+// Byte offset of (row, byte kb of the row) in a K-major operand tile of
+// `rows` rows stored in `w`-byte swizzle atoms (w = 32, 64, 128): atoms of
+// 8 rows x w bytes, 16-byte chunks XOR-permuted by the row, as the
+// wgmma/TMA swizzle modes lay them out. tw_lin is the unswizzled offset
+// (what a wgmma descriptor's start address takes).
+static __device__ __forceinline__ unsigned tw_lin(unsigned row, unsigned kb, unsigned rows, unsigned w) {
+  return (kb / w) * (rows * w) + row * w + (kb % w);
+}
+static __device__ __forceinline__ unsigned tw_swz(unsigned row, unsigned kb, unsigned rows, unsigned w) {
+  const unsigned lin = tw_lin(row, kb, rows, w);
+  return lin ^ (((lin >> 7) & (w / 16 - 1)) << 4);
+}
+// wgmma shared-memory matrix descriptor for a K-major swizzled tile.
+static __device__ __forceinline__ unsigned long long tw_desc(unsigned addr, unsigned w) {
+  unsigned long long d = (unsigned long long)((addr & 0x3FFFF) >> 4);
+  d |= (unsigned long long)1 << 16;
+  d |= (unsigned long long)((8 * w) >> 4) << 32;
+  d |= (unsigned long long)(w == 128 ? 1 : (w == 64 ? 2 : 3)) << 62;
+  return d;
+}
+"#;
