@@ -244,6 +244,97 @@ struct Emitter<'f> {
     smem_bytes: u32,
     num_warps: u32,
     last_line: u32,
+    /// Loads whose tile goes straight into its own shared-memory operand
+    /// buffer (see [`plan_operand_buffers`]).
+    operand_buffers: HashMap<Value, OperandBuffer>,
+    /// Bytes of shared memory the operand buffers take, below the scratch.
+    operand_buffer_bytes: u32,
+}
+
+/// A dedicated shared-memory buffer for a loaded `dot` operand.
+#[derive(Clone, Copy, Debug)]
+struct OperandBuffer {
+    /// Byte offset from the start of dynamic shared memory.
+    offset: u32,
+    /// The operand's K dimension (1 for `a`, 0 for `b`).
+    k_dim: usize,
+    /// Swizzle width in bytes (the dot's).
+    swizzle: u32,
+}
+
+/// Swizzle width of a `dot` operand row of `kbytes` bytes, or `None` when
+/// no shared-memory layout of ours holds it.
+fn operand_swizzle(kbytes: u32) -> Option<u32> {
+    let w = kbytes.min(128);
+    (matches!(w, 32 | 64 | 128) && kbytes.is_multiple_of(w)).then_some(w)
+}
+
+/// The most shared memory operand buffers may take; what does not fit is
+/// staged from registers at the dot, through the scratch area.
+const OPERAND_BUFFER_BUDGET: u32 = 160 * 1024;
+
+/// Loads whose only uses are as the same operand of `dot`s get their own
+/// shared-memory buffer: the load writes its tile there right away and the
+/// dots read it from there. The tile is then dead in registers as soon as
+/// it is written (a 128x256 GEMM tile cannot hold its accumulator and both
+/// operands in registers), a loop-invariant operand (attention's `q`) is
+/// written once instead of at every dot, and the pipeliner will later turn
+/// these buffers into multi-stage rings.
+fn plan_operand_buffers(
+    func: &Function,
+    layouts: &LayoutMap,
+) -> (HashMap<Value, OperandBuffer>, u32) {
+    let mut uses: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
+    let mut loads = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        for (i, &v) in data.operands.iter().enumerate() {
+            uses.entry(v).or_default().push((op, i));
+        }
+        if matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad) {
+            loads.push(op);
+        }
+    });
+    let mut plan = HashMap::new();
+    let mut total = 0u32;
+    for op in loads {
+        let r = func.ops[op].results[0];
+        let ty = func.ty(r);
+        if !ty.is_tensor() || ty.shape().len() != 2 || layouts.home(r).is_none() {
+            continue;
+        }
+        let Some(users) = uses.get(&r) else { continue };
+        let role = users[0].1;
+        let all_dots = users.iter().all(|&(u, i)| {
+            i == role
+                && i < 2
+                && matches!(func.ops[u].kind, OpKind::Dot { .. })
+                && matches!(layouts.home(func.ops[u].results[0]), Some(Layout::Mma(_)))
+        });
+        if !all_dots {
+            continue;
+        }
+        let k_dim = 1 - role;
+        let shape = ty.shape();
+        let kbytes = shape[k_dim] * ty.scalar_type().map_or(4, |s| s.byte_size());
+        let Some(swizzle) = operand_swizzle(kbytes) else {
+            continue;
+        };
+        let bytes = (shape[role] * kbytes).div_ceil(1024) * 1024;
+        if total + bytes > OPERAND_BUFFER_BUDGET {
+            continue;
+        }
+        plan.insert(
+            r,
+            OperandBuffer {
+                offset: total,
+                k_dim,
+                swizzle,
+            },
+        );
+        total += bytes;
+    }
+    (plan, total)
 }
 
 /// Emits the kernel.
@@ -266,7 +357,10 @@ pub fn emit(
         smem_bytes: 0,
         num_warps: func.attrs.num_warps,
         last_line: 0,
+        operand_buffers: HashMap::new(),
+        operand_buffer_bytes: 0,
     };
+    (e.operand_buffers, e.operand_buffer_bytes) = plan_operand_buffers(func, layouts);
     let mut params = Vec::new();
     for p in &func.params {
         let ty = func.ty(p.value);
@@ -290,6 +384,12 @@ pub fn emit(
     e.line("const int lane = threadIdx.x & 31;");
     e.line("const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);");
     e.line("(void)lane; (void)warp;");
+    // Dot operand buffers sit at the start of shared memory, the scratch
+    // (conversions, reductions, operands staged at the dot) after them.
+    e.line(format!(
+        "unsigned char* const tw_smem = tw_smem_raw + {};",
+        e.operand_buffer_bytes
+    ));
     e.block(func.body)?;
     let mut cuda = String::new();
     writeln!(
@@ -323,7 +423,7 @@ pub fn emit(
     cuda.push_str("}\n");
     Ok(Emitted {
         cuda,
-        smem_bytes: e.smem_bytes,
+        smem_bytes: e.operand_buffer_bytes + e.smem_bytes,
     })
 }
 
@@ -924,8 +1024,19 @@ impl<'f> Emitter<'f> {
                 let idx = remap_c(layout, &shape, &sl, &sshape, |_| false, Some(*axis));
                 self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[{idx}];"));
             }
-            OpKind::Load { .. } => self.load(op, layout, name)?,
-            OpKind::DescLoad => self.desc_load(op, layout, name)?,
+            OpKind::Load { .. } | OpKind::DescLoad => {
+                if matches!(data.kind, OpKind::Load { .. }) {
+                    self.load(op, layout, name)?;
+                } else {
+                    self.desc_load(op, layout, name)?;
+                }
+                let r = data.results[0];
+                if let Some(buf) = self.operand_buffers.get(&r).copied() {
+                    // Earlier dots may still read the buffer's previous tile.
+                    self.line("__syncthreads();");
+                    self.write_operand(name, layout, r, buf.k_dim, buf.offset, buf.swizzle);
+                }
+            }
             OpKind::Reduce { .. } => self.reduce(op, Some(layout), name)?,
             OpKind::Dot { .. } => self.dot(op, layout, name)?,
             other => {
@@ -1612,28 +1723,70 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
 
     // --------------------------------------------------------------------- dot
 
-    /// Writes a `rows x k` operand (`k_dim` is its K dimension) into shared
-    /// memory at `base`, K-major with the swizzle of width `w` bytes.
-    fn stage_operand(&mut self, v: Value, k_dim: usize, base: u32, w: u32) -> Res<()> {
-        let layout = self
-            .layouts
-            .home(v)
-            .cloned()
-            .ok_or_else(|| unsupported(Loc::UNKNOWN, "internal: dot operand without layout"))?;
+    /// Writes the `rows x k` operand tile `v` (register array `array` in
+    /// `layout`; `k_dim` is its K dimension) into shared memory at byte
+    /// `base` of `tw_smem_raw`, K-major with the swizzle of width `w` bytes.
+    fn write_operand(
+        &mut self,
+        array: &str,
+        layout: &Layout,
+        v: Value,
+        k_dim: usize,
+        base: u32,
+        w: u32,
+    ) {
         let shape = self.ty(v).shape().to_vec();
-        let a = self.tile(v, &layout)?;
         let s = self.scalar_of(v);
         let eb = s.byte_size();
         let c = cty(s);
         let row_dim = 1 - k_dim;
         let rows = shape[row_dim];
         let regs = layout.regs_per_thread(&shape);
-        let row = Self::coord_c(&layout, &shape, row_dim, "r");
-        let k = Self::coord_c(&layout, &shape, k_dim, "r");
-        self.line(format!(
-            "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) *({c}*)(tw_smem + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = {a}[r];"
-        ));
-        Ok(())
+        let row = Self::coord_c(layout, &shape, row_dim, "r");
+        let k = Self::coord_c(layout, &shape, k_dim, "r");
+        // A blocked layout whose registers run along K holds whole 16-byte
+        // chunks of a K-major row (its thread offsets along K are multiples
+        // of the per-thread run), and a swizzle moves 16-byte chunks only:
+        // write those with one vector store each.
+        let run = match (layout, layout.digits(&shape).first()) {
+            (Layout::Blocked(b), Some(d))
+                if d.dim as usize == k_dim
+                    && d.stride == 1
+                    && b.size_per_thread[k_dim] == d.size =>
+            {
+                d.size
+            }
+            _ => 1,
+        };
+        let v = run.min(16 / eb.max(1));
+        if v > 1 && (v * eb).is_power_of_two() && run.is_multiple_of(v) && regs.is_multiple_of(v) {
+            let vt = vec_type(v * eb);
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; r += {v}) {{\n  union {{ {vt} u; {c} e[{v}]; }} t;\n#pragma unroll\n  for (int e = 0; e < {v}; ++e) t.e[e] = {array}[r + e];\n  *({vt}*)(tw_smem_raw + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = t.u;\n}}"
+            ));
+        } else {
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) *({c}*)(tw_smem_raw + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = {array}[r];"
+            ));
+        }
+    }
+
+    /// Shared-memory byte offset (from `tw_smem_raw`) of a dot operand:
+    /// its operand buffer, or `scratch_offset` in the scratch area after
+    /// writing it there from registers.
+    fn operand_in_smem(&mut self, v: Value, k_dim: usize, scratch_offset: u32, w: u32) -> Res<u32> {
+        if let Some(buf) = self.operand_buffers.get(&v) {
+            return Ok(buf.offset);
+        }
+        let layout = self
+            .layouts
+            .home(v)
+            .cloned()
+            .ok_or_else(|| unsupported(Loc::UNKNOWN, "internal: dot operand without layout"))?;
+        let a = self.tile(v, &layout)?;
+        let base = self.operand_buffer_bytes + scratch_offset;
+        self.write_operand(&a, &layout, v, k_dim, base, w);
+        Ok(base)
     }
 
     fn dot(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
@@ -1672,17 +1825,24 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         }
         let eb = at.byte_size();
         let kbytes = k * eb;
-        let w = kbytes.min(128);
-        if !matches!(w, 32 | 64 | 128) || !kbytes.is_multiple_of(w) {
+        let Some(w) = operand_swizzle(kbytes) else {
             return Err(unsupported(data.loc, format!("`tl.dot` with K*sizeof = {kbytes} bytes: the operands need 32, 64 or a multiple of 128 bytes per row")));
-        }
-        let a_bytes = m * kbytes;
-        let b_base = a_bytes.div_ceil(1024) * 1024;
-        self.smem(b_base + n * kbytes);
+        };
         self.line(format!("// dot {m}x{n}x{k} ({layout})"));
-        self.line("__syncthreads();");
-        self.stage_operand(a, 1, 0, w)?;
-        self.stage_operand(b, 0, b_base, w)?;
+        let staged_here = [a, b].iter().any(|v| !self.operand_buffers.contains_key(v));
+        let scratch_b = if self.operand_buffers.contains_key(&a) {
+            0
+        } else {
+            (m * kbytes).div_ceil(1024) * 1024
+        };
+        if staged_here {
+            // Earlier dots may still read the scratch area.
+            self.smem(scratch_b + n * kbytes);
+            self.line("__syncthreads();");
+        }
+        let a_base = self.operand_in_smem(a, 1, 0, w)?;
+        let b_base = self.operand_in_smem(b, 0, scratch_b, w)?;
+        // Generic-proxy writes (ours) before async-proxy reads (wgmma).
         self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
         self.line("__syncthreads();");
         let regs = layout.regs_per_thread(&shape);
@@ -1702,7 +1862,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 w,
                 m,
                 n,
-                b_base,
+                [a_base, b_base],
             )?,
             MmaVersion::V2 => {
                 if !matches!(at, ScalarType::F16 | ScalarType::BF16) {
@@ -1737,10 +1897,10 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                         ));
                         self.line("const unsigned kb = (ks * 16 + tig * 2) * 2;");
                         let lda = |row: &str, kb: &str| {
-                            format!("*(const unsigned*)(tw_smem + tw_swz({row}, {kb}, {m}, {w}))")
+                            format!("*(const unsigned*)(tw_smem_raw + {a_base} + tw_swz({row}, {kb}, {m}, {w}))")
                         };
                         let ldb = |kb: &str| {
-                            format!("*(const unsigned*)(tw_smem + {b_base} + tw_swz(col, {kb}, {n}, {w}))")
+                            format!("*(const unsigned*)(tw_smem_raw + {b_base} + tw_swz(col, {kb}, {n}, {w}))")
                         };
                         self.line(format!(
                             "const unsigned a0 = {}, a1 = {}, a2 = {}, a3 = {};",
@@ -1782,7 +1942,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         w: u32,
         m: u32,
         n: u32,
-        b_base: u32,
+        [a_base, b_base]: [u32; 2],
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
         let (kstep, types, trans) = match at {
@@ -1803,7 +1963,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         let per = nn / 2;
         self.line("{");
         self.indent += 1;
-        self.line("const unsigned smem_u32 = (unsigned)__cvta_generic_to_shared(tw_smem);");
+        self.line("const unsigned smem_u32 = (unsigned)__cvta_generic_to_shared(tw_smem_raw);");
         self.line(format!(
             "const int gm_ = (warp / 4) % {}, gn_ = warp / {wm};",
             wm / 4
@@ -1822,7 +1982,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 self.indent += 1;
                 self.line(format!("const unsigned kb = ks * {};", kstep * eb));
                 self.line(format!(
-                    "const unsigned long long da = tw_desc(smem_u32 + tw_lin({} + gm_ * 64, kb, {m}, {w}), {w});",
+                    "const unsigned long long da = tw_desc(smem_u32 + {a_base} + tw_lin({} + gm_ * 64, kb, {m}, {w}), {w});",
                     rm * 16 * wm
                 ));
                 self.line(format!(
@@ -2137,7 +2297,7 @@ typedef unsigned short tw_bf16;
 typedef unsigned char tw_e4m3;
 typedef unsigned char tw_e5m2;
 
-extern __shared__ __align__(1024) unsigned char tw_smem[];
+extern __shared__ __align__(1024) unsigned char tw_smem_raw[];
 
 static __device__ __forceinline__ float tw_h2f(tw_f16 h) {
   float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;

@@ -9,9 +9,19 @@
 //!   covers whole rows, so accesses coalesce. `dot` results get the MMA
 //!   accumulator layout ([`choose_mma`]): `wgmma` when the shapes allow,
 //!   `mma.sync` otherwise.
+//! - **Backward preferences.** Before the forward walk, the layout each
+//!   load wants for its pointer, mask and `other` tiles flows backward
+//!   through elementwise ops, `broadcast`, `expand_dims` (as the slice of
+//!   the wanted layout) and loop-carried values (to the initial and the
+//!   yielded value). Light values and loop-carried values are then *built*
+//!   in the layout their load wants: the matmul tutorial's `a_ptrs` tile
+//!   lives in the load's coalesced layout from the start instead of in the
+//!   row-replicated layout of `offs_am[:, None]`, and is never converted
+//!   inside the loop (Triton reaches the same place by rematerializing
+//!   backward from its anchors after the fact).
 //! - **Forward propagation.** Elementwise ops take the layout of their
-//!   heaviest operand (one computed by a load, dot, reduction or loop), so
-//!   expensive values never move; `broadcast` keeps its operand's layout;
+//!   heaviest operand (one computed by a load, dot, reduction or loop; an
+//!   MMA accumulator before any other), so expensive values never move; `broadcast` keeps its operand's layout;
 //!   `reduce` along `d` gives `Slice(d, operand)`; `expand_dims(d)` of a
 //!   `Slice(d, P)` gives back `P`.
 //! - **Loops.** Loop-carried values take the layout of their initial value,
@@ -132,7 +142,90 @@ pub fn choose_mma(
 struct Assigner<'f> {
     func: &'f Function,
     map: LayoutMap,
+    /// Backward preferences (see the module docs).
+    want: SecondaryMap<Value, Option<Layout>>,
     error: Option<CodegenError>,
+}
+
+/// The layouts loads want for the tiles that feed them, propagated backward
+/// to a fixpoint. First preference wins where two consumers disagree (the
+/// other one rematerializes or converts, as without preferences).
+fn backward_preferences(func: &Function, num_warps: u32) -> SecondaryMap<Value, Option<Layout>> {
+    let mut want: SecondaryMap<Value, Option<Layout>> = SecondaryMap::new();
+    let mut ops = Vec::new();
+    func.walk(&mut |op| ops.push(op));
+    let prefer = |want: &mut SecondaryMap<Value, Option<Layout>>, v: Value, l: &Layout| -> bool {
+        if !func.ty(v).is_tensor() || want[v].is_some() {
+            return false;
+        }
+        want[v] = Some(l.clone());
+        true
+    };
+    // Loop nests are shallow; each round carries preferences one loop
+    // boundary further.
+    for _ in 0..8 {
+        let mut changed = false;
+        for &op in ops.iter().rev() {
+            let data = &func.ops[op];
+            let res = data.results.first().copied();
+            match &data.kind {
+                OpKind::Load { .. } => {
+                    let r = res.unwrap();
+                    if let Some(l) = default_layout(func.ty(r), num_warps) {
+                        for &v in &data.operands {
+                            changed |= prefer(&mut want, v, &l);
+                        }
+                    }
+                }
+                OpKind::Binary(_)
+                | OpKind::Unary(_)
+                | OpKind::Fma
+                | OpKind::Cmp(_)
+                | OpKind::Select
+                | OpKind::Cast { .. }
+                | OpKind::Bitcast
+                | OpKind::AddPtr
+                | OpKind::Hint { .. }
+                | OpKind::Broadcast => {
+                    let r = res.unwrap();
+                    if let Some(l) = want[r].clone() {
+                        for &v in &data.operands {
+                            if func.ty(v).shape().len() == func.ty(r).shape().len() {
+                                changed |= prefer(&mut want, v, &l);
+                            }
+                        }
+                    }
+                }
+                OpKind::ExpandDims { axis } => {
+                    let r = res.unwrap();
+                    if let Some(l) = want[r].clone() {
+                        changed |= prefer(&mut want, data.operands[0], &Layout::slice(*axis, l));
+                    }
+                }
+                OpKind::For(_) => {
+                    let body = data.regions[0];
+                    let args = &func.blocks[body].args;
+                    let last = *func.blocks[body].ops.last().expect("verified: terminator");
+                    let yielded = &func.ops[last].operands;
+                    let inits = &data.operands[3..];
+                    for (i, &r) in data.results.iter().enumerate() {
+                        if let Some(l) = want[r].clone() {
+                            changed |= prefer(&mut want, args[i + 1], &l);
+                        }
+                        if let Some(l) = want[args[i + 1]].clone() {
+                            changed |= prefer(&mut want, inits[i], &l);
+                            changed |= prefer(&mut want, yielded[i], &l);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    want
 }
 
 /// Runs the pass.
@@ -144,6 +237,7 @@ pub fn assign_layouts(func: &Function) -> Result<LayoutMap, CodegenError> {
             heavy: SecondaryMap::new(),
             num_warps: func.attrs.num_warps,
         },
+        want: backward_preferences(func, func.attrs.num_warps),
         error: None,
     };
     a.block(func.body);
@@ -158,6 +252,11 @@ impl Assigner<'_> {
         default_layout(self.func.ty(v), self.map.num_warps)
     }
 
+    /// The layout a load downstream wants for `v`, else the default.
+    fn wanted_or_default(&self, v: Value) -> Option<Layout> {
+        self.want[v].clone().or_else(|| self.default_for(v))
+    }
+
     fn set(&mut self, v: Value, layout: Option<Layout>, heavy: bool) {
         self.map.home[v] = layout;
         self.map.heavy[v] = heavy;
@@ -169,14 +268,20 @@ impl Assigner<'_> {
             .iter()
             .copied()
             .filter(|&v| self.map.home[v].is_some());
-        let mut first = None;
+        // An MMA tile is the most expensive to move (it is the whole
+        // accumulator), so among heavy operands it wins: `acc += tl.dot(a, b)`
+        // then adds in the MMA layout and the carried `acc` follows.
+        let (mut first, mut first_heavy) = (None, None);
         for v in tiles {
             if self.map.heavy[v] {
-                return Some(v);
+                if matches!(self.map.home[v], Some(Layout::Mma(_))) {
+                    return Some(v);
+                }
+                first_heavy.get_or_insert(v);
             }
             first.get_or_insert(v);
         }
-        first
+        first_heavy.or(first)
     }
 
     fn block(&mut self, block: Block) {
@@ -194,7 +299,7 @@ impl Assigner<'_> {
         match &data.kind {
             OpKind::Constant(_) | OpKind::Splat | OpKind::MakeRange { .. } => {
                 let r = res.unwrap();
-                self.set(r, self.default_for(r), false);
+                self.set(r, self.wanted_or_default(r), false);
             }
             OpKind::ProgramId(_) | OpKind::NumPrograms(_) => {}
             OpKind::Binary(_)
@@ -207,27 +312,35 @@ impl Assigner<'_> {
             | OpKind::AddPtr
             | OpKind::Hint { .. } => {
                 let r = res.unwrap();
-                let layout = if f.ty(r).is_tensor() {
+                let layout = if !f.ty(r).is_tensor() {
+                    None
+                } else if let (false, Some(l)) = (heavy_in, &self.want[r]) {
+                    Some(l.clone())
+                } else {
                     match self.dominant(ops) {
                         Some(d) if f.ty(d).shape() == f.ty(r).shape() => self.map.home[d].clone(),
                         _ => self.default_for(r),
                     }
-                } else {
-                    None
                 };
                 self.set(r, layout, heavy_in);
             }
             OpKind::Broadcast => {
                 let r = res.unwrap();
-                let layout = self.map.home[ops[0]]
-                    .clone()
-                    .or_else(|| self.default_for(r));
+                let layout = match (heavy_in, &self.want[r]) {
+                    (false, Some(l)) => Some(l.clone()),
+                    _ => self.map.home[ops[0]]
+                        .clone()
+                        .or_else(|| self.default_for(r)),
+                };
                 self.set(r, layout, heavy_in);
             }
             OpKind::ExpandDims { axis } => {
                 let r = res.unwrap();
-                let layout = match &self.map.home[ops[0]] {
-                    Some(Layout::Slice { dim, parent }) if dim == axis => Some((**parent).clone()),
+                let layout = match (&self.map.home[ops[0]], &self.want[r]) {
+                    (_, Some(l)) if !heavy_in => Some(l.clone()),
+                    (Some(Layout::Slice { dim, parent }), _) if dim == axis => {
+                        Some((**parent).clone())
+                    }
                     _ => self.default_for(r),
                 };
                 self.set(r, layout, heavy_in);
@@ -340,8 +453,9 @@ impl Assigner<'_> {
         let inits = &data.operands[3..];
         self.set(args[0], None, false);
         for (i, &init) in inits.iter().enumerate() {
-            let layout = self.map.home[init]
+            let layout = self.want[args[i + 1]]
                 .clone()
+                .or_else(|| self.map.home[init].clone())
                 .or_else(|| self.default_for(args[i + 1]));
             self.set(args[i + 1], layout, true);
         }
