@@ -8,21 +8,16 @@
 //!   from `.ci/install-cuda-tools.sh`, env overrides, system toolkits).
 //! - [`runtime`]: NVRTC compile with an on-disk cache, ptxas resource
 //!   reports, and the GPU side on cudarc (buffers, launch, event timing).
-//!
-//! Still to come for the plain backend (issue "Plain backend and GPU
-//! runtime"), in this order:
-//!
-//! 1. `layout_assign`: anchors (global loads/stores get the default blocked
-//!    layout of their shape, vectorized along the contiguous dimension;
-//!    `dot` operands and results get the MMA layouts), forward and backward
-//!    propagation through elementwise ops, slices through reductions and
-//!    `expand_dims`, and explicit conversions (through shared memory) where
-//!    two assignments meet.
-//! 2. `smem_alloc`: shared-memory scratch for conversions and cross-warp
-//!    reductions, reused between non-overlapping lifetimes.
-//! 3. `emit_cuda`: one `__global__` function per kernel; tiles as register
-//!    arrays, unrolled loops over registers, masked vector loads/stores,
-//!    shuffle + shared-memory reductions, `mma.sync`/WGMMA for `dot`.
+//! - [`layout_assign`]: the pass giving every tile value its home layout
+//!   (anchors, backward preferences, forward propagation, loop fixpoint).
+//! - [`axis_info`]: contiguity / divisibility / constancy of integer and
+//!   pointer tiles, which decides vector widths.
+//! - [`emit_cuda`]: one `__global__` function per kernel: tiles as register
+//!   arrays with compile-time indices, masked vector loads and stores,
+//!   shuffle + shared-memory reductions, WGMMA / `mma.sync` for `dot`,
+//!   layout conversions through shared memory.
+//! - [`codegen`]: the entry point running those three and describing the
+//!   launch (parameters, threads, dynamic shared memory).
 
 pub mod axis_info;
 pub mod codegen;
