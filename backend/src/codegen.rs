@@ -96,10 +96,21 @@ pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> 
         .collect()
 }
 
-/// Generates the CUDA source of one kernel: `layout_assign`, the axis
-/// analysis, then `emit_cuda` (which also sizes shared memory).
+/// Generates the CUDA source of one kernel: `combine` (on a copy), then
+/// `layout_assign`, the axis analysis and `emit_cuda` (which also sizes
+/// shared memory).
 pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
     let params = kernel_params(func)?;
+    let mut func = func.clone();
+    tawa_ir::combine::combine(&mut func);
+    if let Err(errors) = tawa_ir::verify_function(&func) {
+        return Err(CodegenError {
+            loc: Loc::UNKNOWN,
+            message: format!("internal: `combine` left invalid IR: {}", errors[0]),
+            notes: errors.iter().skip(1).map(|e| e.to_string()).collect(),
+        });
+    }
+    let func = &func;
     let layouts = crate::layout_assign::assign_layouts(func)?;
     let axis = crate::axis_info::analyze(func);
     let source = opts

@@ -8,6 +8,7 @@
 //!
 //! The IR knows nothing about Python, CUDA or warps.
 
+pub mod combine;
 pub mod function;
 pub mod interp;
 pub mod ops;
