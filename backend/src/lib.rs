@@ -6,6 +6,9 @@
 //!   per-thread base and per-register constants that emission relies on.
 //! - [`toolchain`]: finds NVRTC and ptxas (project-local `.tools/cuda`
 //!   from `.ci/install-cuda-tools.sh`, env overrides, system toolkits).
+//! - [`axis_info`]: Triton's AxisInfo analysis (contiguity, divisibility,
+//!   constancy of every value per dimension) and the vector width of a
+//!   global access that follows from it.
 //! - [`runtime`]: NVRTC compile with an on-disk cache, ptxas resource
 //!   reports, and the GPU side on cudarc (buffers, launch, event timing).
 //! - [`layout_assign`]: the pass giving every tile value its home layout

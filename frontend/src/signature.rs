@@ -197,6 +197,9 @@ mod tests {
             parse_entry("'leaky_relu'"),
             Ok(SigEntry::Value("'leaky_relu'".into()))
         );
+        // A bare integer binds any parameter to a constant, also a plain
+        // integer one (Triton's specialization of arguments equal to 1).
+        assert_eq!(parse_entry("1"), Ok(SigEntry::Value("1".into())));
         assert!(parse_entry("*fp17").is_err());
         assert!(parse_entry("i33").is_err());
         assert_eq!(

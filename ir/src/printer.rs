@@ -76,6 +76,20 @@ pub fn print_function(f: &Function) -> String {
     p.out
 }
 
+/// The names (without `%`) that [`print_function`] gives the values of `f`,
+/// for tools that print facts about values next to the IR (analysis dumps).
+pub fn value_names(f: &Function) -> HashMap<Value, String> {
+    let mut p = Printer {
+        f,
+        names: HashMap::new(),
+        used: HashSet::new(),
+        next_number: 0,
+        out: String::new(),
+    };
+    p.function();
+    p.names
+}
+
 /// The name an op is printed with (`add`, `cmp.lt`, `reduce.sum`): used by
 /// the verifier's messages too.
 pub fn op_name(kind: &OpKind) -> String {

@@ -67,7 +67,9 @@
 //!
 //! Derived from a case: [`ExampleSpec::signature`] (Triton's AOT format:
 //! `*fp16:16` for tensors, `i32`/`i32:16` for integers as Triton
-//! specializes multiples of 16, `fp32` for floats, `*i64:16` for pointer
+//! specializes multiples of 16, the bare constant `1` for integers equal to
+//! 1 (Triton binds those as constants, so the compiled kernel has no such
+//! parameter and runners skip its argument), `fp32` for floats, `*i64:16` for pointer
 //! arrays, `tensordesc<fp16[64, 64]>` for descriptors, the Python value of
 //! each constexpr), [`ExampleSpec::compile_args`], [`Case::grid`],
 //! [`Case::launch_args`]. A `tensordesc` parameter `x` is expanded by the

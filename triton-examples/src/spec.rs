@@ -486,9 +486,14 @@ fn sig_dtype(dtype: ScalarType) -> &'static str {
     }
 }
 
+/// Triton's specialization of integer arguments: the value 1 becomes the
+/// compile-time constant `1` (so that a unit stride makes pointers
+/// contiguous, and the parameter disappears from the compiled kernel), and
+/// multiples of 16 get the divisibility hint `i32:16`.
 fn int_signature(value: i64, dtype: ScalarType) -> String {
-    // Triton specializes integer arguments divisible by 16 (`i32:16`).
-    if value % 16 == 0 {
+    if value == 1 {
+        "1".to_string()
+    } else if value % 16 == 0 {
         format!("{}:16", dtype.name())
     } else {
         dtype.name().to_string()

@@ -242,11 +242,13 @@ fn vector_add_signature() {
 fn matmul_signature() {
     let ex = load("matmul").unwrap();
     let sig = |c: &str| ex.spec.signature(ex.spec.case(c).unwrap()).unwrap();
-    expect!["*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 64, 64, 32, 8, ''"]
-        .assert_eq(&sig("ragged_100"));
-    expect![[r#"*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 32, 32, 16, 2, 'leaky_relu'"#]]
+    expect![
+        "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, 1, i32, 1, i32, 1, 64, 64, 32, 8, ''"
+    ]
+    .assert_eq(&sig("ragged_100"));
+    expect!["*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32, 1, 1, i32, i32, 1, 32, 32, 16, 2, 'leaky_relu'"]
         .assert_eq(&sig("leaky_relu_grouped_bt"));
-    expect![[r#"*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32, i32:16, i32, i32:16, i32, 128, 256, 64, 8, ''"#]]
+    expect!["*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 256, 64, 8, ''"]
         .assert_eq(&sig("square_4096"));
 }
 
