@@ -642,7 +642,17 @@ impl<'f> Emitter<'f> {
                 return Ok(n.clone());
             }
         }
-        let name = match (self.layouts.is_heavy(v), self.func.def_op(v)) {
+        let def = self.func.def_op(v);
+        // Broadcasts and expand_dims only re-index their operand: redo them
+        // in the wanted layout from the operand rather than move the bigger
+        // result (a row vector may already sit where that layout wants it).
+        let reindex = def.is_some_and(|op| {
+            matches!(
+                self.func.ops[op].kind,
+                OpKind::Broadcast | OpKind::ExpandDims { .. }
+            )
+        });
+        let name = match (self.layouts.is_heavy(v) && !reindex, def) {
             (false, Some(op)) => {
                 let name = self.name_for(v);
                 self.value_op(op, layout, &name)?;
@@ -686,6 +696,9 @@ impl<'f> Emitter<'f> {
     /// their row-major positions, then reads the ones `to` gives it.
     fn convert(&mut self, v: Value, src: &str, from: &Layout, to: &Layout) -> Res<String> {
         let shape = self.ty(v).shape().to_vec();
+        if from.same_placement(to, &shape) {
+            return Ok(src.to_string());
+        }
         let c = elem_cty(self.elem(v));
         let numel: u32 = shape.iter().product();
         let bytes = numel * std::mem::size_of::<u64>().min(access_bytes_c(self.elem(v))) as u32;

@@ -457,6 +457,28 @@ impl Layout {
         Self::encode(&pdigits, &pvals)
     }
 
+    /// Whether `self` and `other` put every element of a `shape` tile in the
+    /// same register of the same thread (then converting is a rename). The
+    /// row slices of two MMA layouts that differ only in N are the case that
+    /// matters: attention rescales its `acc` (N = head dim) by a row vector
+    /// reduced out of `qk` (N = BLOCK_N).
+    pub fn same_placement(&self, other: &Layout, shape: &[u32]) -> bool {
+        if self == other {
+            return true;
+        }
+        let regs = self.regs_per_thread(shape);
+        if regs != other.regs_per_thread(shape) || self.num_warps() != other.num_warps() {
+            return false;
+        }
+        (0..self.num_warps()).all(|warp| {
+            (0..WARP_SIZE).all(|lane| {
+                (0..regs).all(|r| {
+                    self.coords(shape, lane, warp, r) == other.coords(shape, lane, warp, r)
+                })
+            })
+        })
+    }
+
     /// Coordinates of register `reg` of thread (`lane`, `warp`) in a tile
     /// of `shape`.
     pub fn coords(&self, shape: &[u32], lane: u32, warp: u32, reg: u32) -> Vec<u32> {

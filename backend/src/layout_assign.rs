@@ -21,7 +21,8 @@
 //!   backward from its anchors after the fact).
 //! - **Forward propagation.** Elementwise ops take the layout of their
 //!   heaviest operand (one computed by a load, dot, reduction or loop; an
-//!   MMA accumulator before any other), so expensive values never move; `broadcast` keeps its operand's layout;
+//!   MMA accumulator first, then a slice of one), so expensive values never
+//!   move; `broadcast` keeps its operand's layout;
 //!   `reduce` along `d` gives `Slice(d, operand)`; `expand_dims(d)` of a
 //!   `Slice(d, P)` gives back `P`.
 //! - **Loops.** Loop-carried values take the layout of their initial value,
@@ -269,19 +270,31 @@ impl Assigner<'_> {
             .copied()
             .filter(|&v| self.map.home[v].is_some());
         // An MMA tile is the most expensive to move (it is the whole
-        // accumulator), so among heavy operands it wins: `acc += tl.dot(a, b)`
-        // then adds in the MMA layout and the carried `acc` follows.
-        let (mut first, mut first_heavy) = (None, None);
-        for v in tiles {
-            if self.map.heavy[v] {
-                if matches!(self.map.home[v], Some(Layout::Mma(_))) {
-                    return Some(v);
+        // accumulator), then rows or columns reduced out of one (attention's
+        // running max and sum), then other heavy values. So
+        // `acc += tl.dot(a, b)` adds in the MMA layout and
+        // `tl.maximum(m_i, tl.max(qk, 1))` stays a slice of it; the carried
+        // `acc` and `m_i` then follow through the loop fixpoint.
+        let rank = |v: Value| -> u32 {
+            match (&self.map.home[v], self.map.heavy[v]) {
+                (_, false) => 0,
+                (Some(Layout::Mma(_)), true) => 3,
+                (Some(Layout::Slice { parent, .. }), true)
+                    if matches!(**parent, Layout::Mma(_)) =>
+                {
+                    2
                 }
-                first_heavy.get_or_insert(v);
+                _ => 1,
             }
-            first.get_or_insert(v);
+        };
+        let mut best: Option<(u32, Value)> = None;
+        for v in tiles {
+            let r = rank(v);
+            if best.is_none_or(|(b, _)| r > b) {
+                best = Some((r, v));
+            }
         }
-        first_heavy.or(first)
+        best.map(|(_, v)| v)
     }
 
     fn block(&mut self, block: Block) {
