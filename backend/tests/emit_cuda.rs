@@ -1,0 +1,114 @@
+//! Structure of the CUDA generated for the example kernels: what runs in
+//! the main loops (no layout conversions, tensor cores, vector accesses),
+//! checked on the text, without a GPU or NVRTC. The compile-and-run checks
+//! are `tests/compile_examples.rs` and the GPU suite at the workspace root.
+
+use tawa_backend::{generate_cuda, CodegenOptions};
+use tawa_ir::Function;
+
+/// The case's kernel, specialized as the case launches it.
+fn compile(example: &str, case: &str) -> Function {
+    let ex = triton_examples::load(example).expect("example loads");
+    let case = ex.spec.case(case).expect("case exists");
+    let args = ex.spec.compile_args(case).expect("compile args");
+    let opts = tawa_frontend::CompileOptions {
+        kernel: args.kernel,
+        signature: args.signature,
+        defines: args.defines,
+        num_warps: args.num_warps,
+        num_stages: args.num_stages,
+    };
+    let source = std::fs::read_to_string(&ex.py_path).expect("kernel file reads");
+    let module = tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts)
+        .unwrap_or_else(|d| panic!("frontend error:\n{}", d.render(false)));
+    module
+        .functions
+        .into_iter()
+        .find(|f| f.name == ex.spec.kernel)
+        .expect("kernel function")
+}
+
+fn cuda(example: &str, case: &str) -> String {
+    let func = compile(example, case);
+    generate_cuda(&func, &CodegenOptions::default())
+        .unwrap_or_else(|e| panic!("{example}/{case}: {e}"))
+        .cuda
+}
+
+/// The text of the first `for (` loop of the kernel whose header is not
+/// a register loop (`for (int r` / `g` / `e` ...), up to its closing brace.
+fn main_loop(cuda: &str) -> &str {
+    let start = cuda
+        .match_indices("  for (int ")
+        .map(|(i, _)| i)
+        .find(|&i| {
+            let rest = &cuda[i + "  for (int ".len()..];
+            let var: String = rest.chars().take_while(|c| *c != ' ').collect();
+            var.len() > 2
+        })
+        .expect("kernel has a main loop");
+    let indent = cuda[..start].rfind('\n').map_or(start, |nl| start - nl - 1) + 2;
+    let close = format!("\n{}}}", " ".repeat(indent));
+    let end = cuda[start..].find(&close).expect("loop closes") + start;
+    &cuda[start..end]
+}
+
+#[test]
+fn matmul_tutorial_loop_has_no_conversions_and_uses_wgmma() {
+    let text = cuda("matmul", "square_4096");
+    let body = main_loop(&text);
+    assert!(
+        !body.contains("// convert"),
+        "conversion in the K loop:\n{body}"
+    );
+    assert!(body.contains("wgmma.mma_async"), "no wgmma in the K loop");
+    // a_ptrs and b_ptrs are loaded 16 bytes at a time.
+    assert!(
+        body.matches("*(const uint4*)").count() >= 2,
+        "loads are not 16-byte vectors:\n{body}"
+    );
+}
+
+#[test]
+fn acc_plus_dot_accumulates_in_place() {
+    // `acc += tl.dot(a, b)`: one accumulator, no add after the wgmma.
+    let text = cuda("matmul_block_ptr", "square_4096");
+    let body = main_loop(&text);
+    assert!(
+        !body.contains("// convert"),
+        "conversion in the K loop:\n{body}"
+    );
+    assert!(body.contains("wgmma.mma_async"));
+    // The dot accumulates into the carried `acc` (ir::combine); before,
+    // it started from its own zero tile and an add followed.
+    let dot = &body[body.find("// dot ").expect("a dot in the loop")..];
+    let init = dot
+        .lines()
+        .find(|l| l.contains("[r] = "))
+        .unwrap_or_default();
+    assert!(
+        init.contains("= acc_"),
+        "the dot does not start from acc: {init}"
+    );
+}
+
+#[test]
+fn attention_keeps_row_statistics_in_the_accumulator_layout() {
+    let text = cuda("fused_attention", "noncausal_d64_16k");
+    let body = main_loop(&text);
+    assert!(
+        !body.contains("// convert"),
+        "conversion in the KV loop:\n{body}"
+    );
+    assert_eq!(
+        body.matches("wgmma.mma_async").count(),
+        2,
+        "two dots per iteration"
+    );
+    // q is written to its operand buffer once, before the loop.
+    let before = &text[..text.find(body).unwrap()];
+    assert!(
+        before.contains("tw_smem_raw + 0 + tw_swz"),
+        "q is not staged before the loop"
+    );
+}
