@@ -660,6 +660,10 @@ impl Gpu {
     }
 }
 
+/// One kind of work timed by [`Gpu::time_interleaved`]: enqueues one run
+/// (the argument is the round number).
+pub type TimedWork<'a> = dyn FnMut(&Gpu, usize) -> Result<(), RuntimeError> + 'a;
+
 impl Gpu {
     /// Interleaved timing: `rounds` times, runs each of `work` in turn,
     /// each between its own pair of CUDA events, and returns the
@@ -670,7 +674,7 @@ impl Gpu {
     pub fn time_interleaved(
         &self,
         rounds: usize,
-        work: &mut [&mut dyn FnMut(&Gpu, usize) -> Result<(), RuntimeError>],
+        work: &mut [&mut TimedWork<'_>],
     ) -> Result<Vec<Vec<f32>>, RuntimeError> {
         let event = || {
             self.ctx

@@ -40,7 +40,9 @@ mod nvrtc;
 mod ptxas;
 
 pub use error::{NvrtcDiagnostic, RuntimeError};
-pub use gpu::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, DEFAULT_DYN_SMEM_LIMIT};
+pub use gpu::{
+    DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, TimedWork, DEFAULT_DYN_SMEM_LIMIT,
+};
 pub use nvrtc::{
     compile_cuda, nvrtc_library, nvrtc_version, parse_log, ptx_entries, render_diagnostics,
     CompileOptions, Compiled, DEFAULT_ARCH,
