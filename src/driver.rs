@@ -1,27 +1,38 @@
 //! The compilation pipeline behind the CLI: read → frontend → verifier →
-//! emit. Each stage's failure becomes a [`Failure`] with the text to print.
+//! CUDA generation → NVRTC → ptxas, stopping where `--emit` asks. Each
+//! stage's failure becomes a [`Failure`] with the text to print and the exit
+//! code; the GPU harness ([`crate::harness`]) runs the same stages through
+//! the same functions.
 
 use std::fs;
+use std::io::Write;
+use std::path::Path;
 
-use tawa_frontend::CompileOptions;
-use tawa_ir::{printer, verifier};
+use tawa_backend::runtime::{self, Compiled, RuntimeError};
+use tawa_backend::{CodegenError, CodegenOptions, KernelSource};
+use tawa_frontend::{CompileOptions, Diagnostic, Diagnostics};
+use tawa_ir::{printer, verifier, Function, Module};
 
-use crate::{Cli, Emit};
+use crate::cli::{CompileCommand, Emit};
 
 /// A failed run: what to print on standard error and the exit code.
+#[derive(Debug, Clone)]
 pub struct Failure {
     pub message: String,
     pub exit_code: u8,
 }
 
 impl Failure {
-    fn user(message: String) -> Failure {
+    /// An error in the user's kernel, files or options (exit code 1).
+    pub fn user(message: String) -> Failure {
         Failure {
             message,
             exit_code: 1,
         }
     }
-    fn internal(message: String) -> Failure {
+
+    /// A compiler bug (exit code 3).
+    pub fn internal(message: String) -> Failure {
         Failure {
             message: format!(
                 "internal compiler error: {message}\nplease report this with the kernel file and the command line\n"
@@ -31,45 +42,63 @@ impl Failure {
     }
 }
 
-pub fn run(cli: &Cli, color: bool) -> Result<(), Failure> {
-    let path = cli.kernel_file.display().to_string();
-    let bytes = fs::read(&cli.kernel_file)
-        .map_err(|e| Failure::user(format!("error: cannot read `{path}`: {e}\n")))?;
-    let source = String::from_utf8(bytes).map_err(|e| {
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message.trim_end())
+    }
+}
+
+/// Reads a kernel file as UTF-8.
+pub fn read_source(path: &Path) -> Result<String, Failure> {
+    let shown = path.display();
+    let bytes = fs::read(path)
+        .map_err(|e| Failure::user(format!("error: cannot read `{shown}`: {e}\n")))?;
+    String::from_utf8(bytes).map_err(|e| {
         Failure::user(format!(
-            "error: `{path}` is not valid UTF-8 (byte {} is not part of a UTF-8 character)\n",
+            "error: `{shown}` is not valid UTF-8 (byte {} is not part of a UTF-8 character)\n",
             e.utf8_error().valid_up_to()
         ))
-    })?;
+    })
+}
 
-    let mut opts = CompileOptions {
-        kernel: cli.kernel.clone(),
-        signature: cli.signature.clone(),
-        defines: cli.define.clone(),
-        num_warps: cli.num_warps,
-        num_stages: cli.num_stages,
-    };
-    if let Some(case_name) = &cli.case {
-        let example = triton_examples::load_beside(&cli.kernel_file)
-            .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
-        let case = example.spec.case(case_name).map_err(|e| {
-            let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
-            Failure::user(format!("error: --case: {e}; cases: {}\n", names.join(", ")))
-        })?;
-        let args = example
-            .spec
-            .compile_args(case)
-            .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
-        opts.kernel = opts.kernel.or(args.kernel);
-        opts.signature = opts.signature.or(args.signature);
-        // Explicit -D bindings come last so that they win.
-        let mut defines = args.defines;
-        defines.append(&mut opts.defines);
-        opts.defines = defines;
-        opts.num_warps = opts.num_warps.or(args.num_warps);
-        opts.num_stages = opts.num_stages.or(args.num_stages);
-    }
-    let module = tawa_frontend::compile(&path, &source, &opts)
+/// The frontend options of launch case `case_name` of the `.toml` file
+/// beside `kernel_file`, merged under the explicit ones in `opts` (which
+/// win).
+pub fn apply_case(
+    kernel_file: &Path,
+    case_name: &str,
+    mut opts: CompileOptions,
+) -> Result<CompileOptions, Failure> {
+    let example = triton_examples::load_beside(kernel_file)
+        .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+    let case = example.spec.case(case_name).map_err(|e| {
+        let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
+        Failure::user(format!("error: --case: {e}; cases: {}\n", names.join(", ")))
+    })?;
+    let args = example
+        .spec
+        .compile_args(case)
+        .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+    opts.kernel = opts.kernel.or(args.kernel);
+    opts.signature = opts.signature.or(args.signature);
+    // Explicit -D bindings come last so that they win.
+    let mut defines = args.defines;
+    defines.append(&mut opts.defines);
+    opts.defines = defines;
+    opts.num_warps = opts.num_warps.or(args.num_warps);
+    opts.num_stages = opts.num_stages.or(args.num_stages);
+    Ok(opts)
+}
+
+/// Frontend, then the verifier. `path` is the file name shown in
+/// diagnostics.
+pub fn frontend(
+    path: &str,
+    source: &str,
+    opts: &CompileOptions,
+    color: bool,
+) -> Result<Module, Failure> {
+    let module = tawa_frontend::compile(path, source, opts)
         .map_err(|diags| Failure::user(diags.render(color)))?;
     // Every stage must leave IR the verifier accepts; a rejection here is
     // a compiler bug, not the user's.
@@ -80,16 +109,178 @@ pub fn run(cli: &Cli, color: bool) -> Result<(), Failure> {
             list.join("\n")
         )));
     }
+    Ok(module)
+}
 
-    let text = match cli.emit {
-        Emit::TileIr => printer::print_module(&module),
+/// The one kernel function of a module the frontend produced.
+pub fn kernel_function(module: &Module) -> Result<&Function, Failure> {
+    match module.functions.as_slice() {
+        [f] => Ok(f),
+        fs => Err(Failure::internal(format!(
+            "the frontend produced {} functions, expected one kernel",
+            fs.len()
+        ))),
+    }
+}
+
+/// The plain backend: tile IR to CUDA C++. An op the backend does not
+/// support is the user's to work around (exit code 1), shown at its line in
+/// the kernel file.
+pub fn generate_cuda(
+    path: &str,
+    source: &str,
+    func: &Function,
+    color: bool,
+) -> Result<KernelSource, Failure> {
+    let opts = CodegenOptions {
+        source_path: Some(path.to_string()),
     };
-    match &cli.output {
-        Some(out) => fs::write(out, text)
+    tawa_backend::generate_cuda(func, &opts)
+        .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
+}
+
+/// NVRTC (through the on-disk cache). NVRTC rejecting generated code is a
+/// compiler bug; the message shows each diagnostic with the generated line
+/// it points at.
+pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
+    runtime::compile_cuda(
+        &kernel.cuda,
+        &kernel.name,
+        &runtime::CompileOptions::default(),
+    )
+    .map_err(|e| match e {
+        RuntimeError::Compile { .. } => Failure::internal(format!(
+            "the generated CUDA does not compile:\n{e}\n(see it with --emit cuda)"
+        )),
+        other => Failure::user(format!("error: {other}\n")),
+    })
+}
+
+/// A [`CodegenError`] rendered like a frontend diagnostic: file:line:col,
+/// the source line and a caret.
+pub fn render_codegen_error(path: &str, source: &str, e: &CodegenError, color: bool) -> String {
+    let offset = if e.loc.is_known() {
+        byte_offset(source, e.loc.line as usize, e.loc.col as usize)
+    } else {
+        0
+    };
+    let mut d = Diagnostic::error(
+        offset..offset,
+        format!("not supported by the backend: {}", e.message),
+    )
+    .with_label("here");
+    for note in &e.notes {
+        d = d.with_note(note.clone());
+    }
+    if !e.loc.is_known() {
+        d = d.with_note("(the backend did not record a source position for this)");
+    }
+    Diagnostics::new(path, source, vec![d]).render(color)
+}
+
+/// Byte offset of 1-based `line`, `col` (in characters), clamped to the text.
+fn byte_offset(source: &str, line: usize, col: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match source[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return source.len(),
+        }
+    }
+    let line_text = &source[start..];
+    let line_text = &line_text[..line_text.find('\n').unwrap_or(line_text.len())];
+    start
+        + line_text
+            .char_indices()
+            .nth(col.saturating_sub(1))
+            .map_or(line_text.len(), |(i, _)| i)
+}
+
+/// `tawa-rs KERNEL.py [options]`.
+pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
+    let Some(kernel_file) = &cmd.kernel_file else {
+        return Err(Failure::user("error: no kernel file given\n".into()));
+    };
+    if cmd.emit == Emit::Cubin && cmd.output.is_none() {
+        return Err(Failure {
+            message: "error: --emit cubin writes a binary file; name it with -o FILE\n".into(),
+            exit_code: 2,
+        });
+    }
+    let path = kernel_file.display().to_string();
+    let source = read_source(kernel_file)?;
+    let mut opts = CompileOptions {
+        kernel: cmd.kernel.clone(),
+        signature: cmd.signature.clone(),
+        defines: cmd.define.clone(),
+        num_warps: cmd.num_warps,
+        num_stages: cmd.num_stages,
+    };
+    if let Some(case_name) = &cmd.case {
+        opts = apply_case(kernel_file, case_name, opts)?;
+    }
+    let module = frontend(&path, &source, &opts, color)?;
+    let bytes: Vec<u8> = match cmd.emit {
+        Emit::TileIr => printer::print_module(&module).into_bytes(),
+        Emit::Cuda | Emit::Ptx | Emit::Cubin => {
+            let func = kernel_function(&module)?;
+            let kernel = generate_cuda(&path, &source, func, color)?;
+            match cmd.emit {
+                Emit::Cuda => kernel.cuda.into_bytes(),
+                Emit::Ptx => nvrtc(&kernel)?.ptx.into_bytes(),
+                _ => {
+                    let ptx = nvrtc(&kernel)?.ptx;
+                    runtime::ptxas_cubin(&ptx, runtime::DEFAULT_ARCH)
+                        .map_err(|e| match e {
+                            RuntimeError::Ptxas { .. } => Failure::internal(format!(
+                                "ptxas rejects the generated PTX:\n{e}\n(see it with --emit ptx)"
+                            )),
+                            other => Failure::user(format!("error: {other}\n")),
+                        })?
+                        .0
+                }
+            }
+        }
+    };
+    match &cmd.output {
+        Some(out) => fs::write(out, bytes)
             .map_err(|e| Failure::user(format!("error: cannot write `{}`: {e}\n", out.display()))),
         None => {
-            print!("{text}");
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = stdout.write_all(&bytes).and_then(|_| stdout.flush());
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_offsets_of_lines_and_columns() {
+        let src = "ab\ncdé\nf";
+        assert_eq!(byte_offset(src, 1, 1), 0);
+        assert_eq!(byte_offset(src, 2, 1), 3);
+        assert_eq!(byte_offset(src, 2, 4), 7); // after the two-byte é
+        assert_eq!(byte_offset(src, 3, 1), 8);
+        assert_eq!(byte_offset(src, 9, 1), src.len());
+        assert_eq!(byte_offset(src, 1, 99), 2);
+    }
+
+    #[test]
+    fn codegen_errors_point_into_the_kernel_file() {
+        let src = "def k(x):\n    y = tl.foo(x)\n";
+        let e = CodegenError {
+            loc: tawa_ir::Loc::new(2, 9),
+            message: "op `foo` has no CUDA lowering".into(),
+            notes: vec!["use tl.bar instead".into()],
+        };
+        let text = render_codegen_error("k.py", src, &e, false);
+        assert!(text.contains("k.py:2:9"), "{text}");
+        assert!(text.contains("y = tl.foo(x)"), "{text}");
+        assert!(text.contains('^'), "{text}");
+        assert!(text.contains("use tl.bar instead"), "{text}");
     }
 }

@@ -1,6 +1,8 @@
 //! Finds the two CUDA tools the backend needs on the host: NVRTC (the shared
 //! library `libnvrtc.so.*`, loaded at run time) and `ptxas` (a program run for
-//! register and spill reports).
+//! register and spill reports); and, on the GPU machine only, cuBLAS
+//! ([`find_cublas`], searched like NVRTC with `$TAWA_CUBLAS` first) for the
+//! harness's GEMM references and baselines.
 //!
 //! Neither needs a GPU. CI installs both from NVIDIA's PyPI wheels into the
 //! project-local folder `.tools/cuda` (see `.ci/install-cuda-tools.sh`), so
@@ -35,6 +37,8 @@ use std::path::{Path, PathBuf};
 pub const ENV_NVRTC: &str = "TAWA_NVRTC";
 /// Environment variable: full path to `ptxas`.
 pub const ENV_PTXAS: &str = "TAWA_PTXAS";
+/// Environment variable: full path to `libcublas.so.*`.
+pub const ENV_CUBLAS: &str = "TAWA_CUBLAS";
 /// Environment variable: a folder holding the unpacked CUDA wheels.
 pub const ENV_CUDA_TOOLS: &str = "TAWA_CUDA_TOOLS";
 /// Environment variable: when `1`, tests fail instead of skipping when the
@@ -42,6 +46,9 @@ pub const ENV_CUDA_TOOLS: &str = "TAWA_CUDA_TOOLS";
 pub const ENV_REQUIRE_TOOLS: &str = "TAWA_REQUIRE_CUDA_TOOLS";
 /// The project-local install folder, relative to the workspace root.
 pub const LOCAL_TOOLS_DIR: &str = ".tools/cuda";
+
+/// cuBLAS names tried through the system loader.
+const CUBLAS_SONAMES: &[&str] = &["libcublas.so.13", "libcublas.so"];
 
 /// Library names tried through the system loader, newest first. Only CUDA 13
 /// and the unversioned development link: the backend targets CUDA 13's NVRTC.
@@ -58,6 +65,9 @@ const MAX_SEARCH_DEPTH: usize = 6;
 pub enum Tool {
     Nvrtc,
     Ptxas,
+    /// `libcublas.so`: only the GPU harness's references and baselines use
+    /// it, so only the GPU machine needs it.
+    Cublas,
 }
 
 impl fmt::Display for Tool {
@@ -65,6 +75,7 @@ impl fmt::Display for Tool {
         f.write_str(match self {
             Tool::Nvrtc => "NVRTC (libnvrtc.so)",
             Tool::Ptxas => "ptxas",
+            Tool::Cublas => "cuBLAS (libcublas.so)",
         })
     }
 }
@@ -114,6 +125,7 @@ impl fmt::Display for ToolchainError {
             match self.tool {
                 Tool::Nvrtc => ENV_NVRTC,
                 Tool::Ptxas => ENV_PTXAS,
+                Tool::Cublas => ENV_CUBLAS,
             }
         )
     }
@@ -312,6 +324,37 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
     })
 }
 
+/// Finds cuBLAS: `$TAWA_CUBLAS`, the tools folders, the CUDA homes' `lib64`
+/// and `lib`, then the system loader. Only the GPU harness needs it.
+pub fn find_cublas() -> Result<Located, ToolchainError> {
+    let mut searched = Vec::new();
+    if let Some(found) = search_common(
+        Tool::Cublas,
+        ENV_CUBLAS,
+        is_cublas_name,
+        &["lib64", "lib"],
+        &mut searched,
+    ) {
+        return found;
+    }
+    for name in CUBLAS_SONAMES {
+        // SAFETY: as for NVRTC: only ELF initializers run.
+        match unsafe { libloading::Library::new(*name) } {
+            Ok(_) => {
+                return Ok(Located {
+                    path: PathBuf::from(name),
+                    via: FoundVia::SystemLoader,
+                })
+            }
+            Err(e) => searched.push(format!("system loader: {name} ({})", library_error(&e))),
+        }
+    }
+    Err(ToolchainError {
+        tool: Tool::Cublas,
+        searched,
+    })
+}
+
 /// libloading's `Display` says only "dlopen failed"; the loader's own
 /// message (which file, why) is in the error's source.
 pub(crate) fn library_error(e: &libloading::Error) -> String {
@@ -336,6 +379,20 @@ fn is_nvrtc_name(name: &OsStr) -> bool {
         return false;
     };
     match name.strip_prefix("libnvrtc.so") {
+        Some("") => true,
+        Some(rest) => {
+            rest.starts_with('.') && rest[1..].chars().all(|c| c.is_ascii_digit() || c == '.')
+        }
+        None => false,
+    }
+}
+
+/// `libcublas.so` or `libcublas.so.<version>`, not `libcublasLt`.
+fn is_cublas_name(name: &OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    match name.strip_prefix("libcublas.so") {
         Some("") => true,
         Some(rest) => {
             rest.starts_with('.') && rest[1..].chars().all(|c| c.is_ascii_digit() || c == '.')
@@ -409,6 +466,20 @@ mod tests {
             "libnvrtc.a",
         ] {
             assert!(!is_nvrtc_name(OsStr::new(bad)), "{bad}");
+        }
+    }
+
+    #[test]
+    fn cublas_names() {
+        for good in ["libcublas.so", "libcublas.so.13", "libcublas.so.13.0.2.14"] {
+            assert!(is_cublas_name(OsStr::new(good)), "{good}");
+        }
+        for bad in [
+            "libcublasLt.so.13",
+            "libcublas.so.13.bak",
+            "libcublas_static.a",
+        ] {
+            assert!(!is_cublas_name(OsStr::new(bad)), "{bad}");
         }
     }
 

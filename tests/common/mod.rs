@@ -6,16 +6,15 @@
 //! of it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tawa_frontend::CompileOptions;
 use tawa_ir::interp::{run_grid, ArgValue, Buffer, InterpOptions, Memory};
 use tawa_ir::{parse_module, print_module, verify_module, Function, Module};
-use triton_examples::{
-    build_inputs, check_close, run_reference, Case, ExampleSpec, HostTensor, LaunchArg,
-};
+use tawa_rs::harness::check::{check_written, Written};
+use triton_examples::{build_inputs, run_reference, Case, ExampleSpec, LaunchArg};
 
 /// Reads and validates a launch-case file outside triton-examples (the
 /// `tests/upstream/*.toml` files).
@@ -254,75 +253,27 @@ pub fn run_module_on_interpreter(
     run_grid(func, &args, grid, &mut mem, &opts).map_err(|e| format!("interpreter: {e}"))?;
     let interp_time = start.elapsed();
 
-    let mut report = CaseReport {
-        grid,
-        outputs: Vec::new(),
-        interp_time,
-    };
-    let mut problems = Vec::new();
-    for t in &inputs {
-        let buf = buffers[t.name.as_str()];
-        let after = mem.bytes(&buf);
-        let orig = &before[t.name.as_str()];
-        if t.output {
-            let Some(want) = expected.get(&t.name) else {
-                problems.push(format!(
-                    "reference `{}` gives no values for output `{}`",
-                    spec.reference, t.name
-                ));
-                continue;
-            };
-            let got = t.gather(&mem.read_f64(&buf));
-            match check_close(&t.name, &got, want, case.tolerance) {
-                Ok(err) => report.outputs.push((t.name.clone(), err)),
-                Err(m) => problems.push(m.to_string().trim_end().to_string()),
+    // The same checks as on the GPU (tawa_rs::harness::check): outputs
+    // against the reference, inputs untouched, nothing written outside an
+    // output's view.
+    let written: Vec<Written> = inputs
+        .iter()
+        .map(|t| {
+            let buf = buffers[t.name.as_str()];
+            Written {
+                tensor: t,
+                before: &before[t.name.as_str()],
+                after: mem.bytes(&buf),
             }
-            if let Some(msg) = written_outside_view(t, orig, after) {
-                problems.push(msg);
-            }
-        } else if let Some(i) = first_changed_element(t, orig, after) {
-            problems.push(format!(
-                "input `{}` was written (storage element {i} changed)",
-                t.name
-            ));
-        }
-    }
-    if report.outputs.is_empty() && problems.is_empty() {
-        problems.push("the case has no output tensor: nothing was checked".into());
-    }
-    if problems.is_empty() {
-        Ok(report)
-    } else {
-        Err(problems.join("\n"))
-    }
-}
-
-/// First storage element whose bytes differ.
-fn first_changed_element(t: &HostTensor, before: &[u8], after: &[u8]) -> Option<usize> {
-    let size = t.dtype.byte_size() as usize;
-    (0..before.len() / size)
-        .find(|i| before[i * size..(i + 1) * size] != after[i * size..(i + 1) * size])
-}
-
-/// Storage elements of an output outside its logical view (gaps of strided
-/// layouts) that the kernel changed.
-fn written_outside_view(t: &HostTensor, before: &[u8], after: &[u8]) -> Option<String> {
-    let size = t.dtype.byte_size() as usize;
-    let inside: BTreeSet<usize> = t.offsets().into_iter().collect();
-    let changed: Vec<usize> = (0..before.len() / size)
-        .filter(|i| !inside.contains(i))
-        .filter(|i| before[i * size..(i + 1) * size] != after[i * size..(i + 1) * size])
+        })
         .collect();
-    if changed.is_empty() {
-        None
-    } else {
-        Some(format!(
-            "output `{}`: {} storage elements outside the tensor's view were written (first: {:?})",
-            t.name,
-            changed.len(),
-            &changed[..changed.len().min(5)]
-        ))
-    }
+    let reference = format!("reference `{}`", spec.reference);
+    let outputs = check_written(&written, &expected, case.tolerance, &reference)?;
+    Ok(CaseReport {
+        grid,
+        outputs,
+        interp_time,
+    })
 }
 
 /// A panic payload as text.

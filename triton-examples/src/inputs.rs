@@ -67,6 +67,13 @@ impl HostTensor {
     /// The logical elements of a storage buffer laid out like this tensor
     /// (e.g. an output read back from the device).
     pub fn gather(&self, storage: &[f64]) -> Vec<f64> {
+        // Contiguous row-major: the storage is the view (large GPU cases
+        // would otherwise build an offset table of every element).
+        if self.strides == crate::spec::contiguous_strides(&self.shape)
+            && storage.len() >= self.numel()
+        {
+            return storage[..self.numel()].to_vec();
+        }
         self.offsets()
             .into_iter()
             .map(|o| storage.get(o).copied().unwrap_or(f64::NAN))

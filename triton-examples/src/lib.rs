@@ -84,7 +84,7 @@ pub mod spec;
 use std::path::{Path, PathBuf};
 
 pub use inputs::{build_inputs, check_close, round_to, HostTensor, Mismatch};
-pub use reference::run_reference;
+pub use reference::{run_reference, run_reference_with, MatmulFn};
 pub use spec::{Arg, Case, CompileArgs, Constexpr, ExampleSpec, Init, LaunchArg, Tolerance};
 
 /// One example: the kernel file and its launch cases.
@@ -96,9 +96,18 @@ pub struct Example {
     pub spec: ExampleSpec,
 }
 
-/// `triton-examples/kernels`.
+/// Environment variable: the folder holding the examples' `*.py` and
+/// `*.toml` files, for binaries run away from the checkout they were built
+/// in (the GPU machine runs prebuilt test binaries from another folder).
+pub const ENV_EXAMPLES_DIR: &str = "TAWA_EXAMPLES_DIR";
+
+/// `$TAWA_EXAMPLES_DIR` when set, else `triton-examples/kernels` of the
+/// checkout this crate was built from.
 pub fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+    match std::env::var_os(ENV_EXAMPLES_DIR).filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels"),
+    }
 }
 
 /// Reads and validates `kernels/<name>.toml`.

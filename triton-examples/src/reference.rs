@@ -23,16 +23,42 @@ pub const REFERENCES: &[&str] = &[
 
 pub type Outputs = BTreeMap<String, Vec<f64>>;
 
+/// The matrix product the GEMM-like references use: `a · b` of two rank-2
+/// tensors (their logical values; shapes already checked to chain), row-major
+/// `rows(a) × cols(b)` values. [`run_reference`] computes it here in f64;
+/// the GPU harness passes cuBLAS (fp32 accumulation) for large cases, so the
+/// epilogues (activations, GELU gating, row sums) stay in one place.
+pub type MatmulFn<'a> = dyn Fn(&HostTensor, &HostTensor) -> Result<Vec<f64>, String> + 'a;
+
 /// Expected outputs of a case, by tensor name.
 pub fn run_reference(
     spec: &ExampleSpec,
     case: &Case,
     inputs: &[HostTensor],
 ) -> Result<Outputs, String> {
+    run_reference_with(spec, case, inputs, &cpu_matmul)
+}
+
+/// `a · b` in f64 on the host.
+fn cpu_matmul(a: &HostTensor, b: &HostTensor) -> Result<Vec<f64>, String> {
+    match (&a.shape[..], &b.shape[..]) {
+        ([m, k], [_, n]) => Ok(matmul(&a.logical(), &b.logical(), *m, *k, *n)),
+        _ => Err(format!("`{}` and `{}` must be 2-D", a.name, b.name)),
+    }
+}
+
+/// [`run_reference`] with the matrix products computed by `matmul`.
+pub fn run_reference_with(
+    spec: &ExampleSpec,
+    case: &Case,
+    inputs: &[HostTensor],
+    matmul: &MatmulFn,
+) -> Result<Outputs, String> {
     let ctx = Ctx {
         spec,
         case,
         tensors: by_name(inputs),
+        matmul,
     };
     match spec.reference.as_str() {
         "vector_add" => vector_add_ref(&ctx),
@@ -51,6 +77,7 @@ struct Ctx<'a> {
     spec: &'a ExampleSpec,
     case: &'a Case,
     tensors: BTreeMap<&'a str, &'a HostTensor>,
+    matmul: &'a MatmulFn<'a>,
 }
 
 impl<'a> Ctx<'a> {
@@ -69,6 +96,23 @@ impl<'a> Ctx<'a> {
             [r, c] => Ok((t.logical(), r, c)),
             _ => Err(format!("`{}` must be 2-D, is {:?}", t.name, t.shape)),
         }
+    }
+
+    /// `a · b` of the tensors playing roles `a` and `b`, with `(m, n)`.
+    fn product(&self, a: &str, b: &str) -> Result<(Vec<f64>, usize, usize), String> {
+        let (ta, tb) = (self.tensor(a)?, self.tensor(b)?);
+        let (&[m, k], &[k2, n]) = (&ta.shape[..], &tb.shape[..]) else {
+            return Err(format!(
+                "`{}` {:?} and `{}` {:?} must be 2-D",
+                ta.name, ta.shape, tb.name, tb.shape
+            ));
+        };
+        check_inner((m, k), (k2, n))?;
+        let c = (self.matmul)(ta, tb)?;
+        if c.len() != m * n {
+            return Err(format!("matmul gave {} values for {m}x{n}", c.len()));
+        }
+        Ok((c, m, n))
     }
 
     fn output(&self, out: &mut Outputs, role: &str, values: Vec<f64>) -> Result<(), String> {
@@ -166,10 +210,7 @@ fn check_inner(a: (usize, usize), b: (usize, usize)) -> Result<(), String> {
 }
 
 fn matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
-    let (a, m, k) = ctx.matrix("a")?;
-    let (b, k2, n) = ctx.matrix("b")?;
-    check_inner((m, k), (k2, n))?;
-    let mut c = matmul(&a, &b, m, k, n);
+    let (mut c, _, _) = ctx.product("a", "b")?;
     match ctx.constexpr("ACTIVATION") {
         None => {}
         Some(Constexpr::Str(s)) if s.is_empty() => {}
@@ -284,25 +325,18 @@ fn grouped_gemm_ref(ctx: &Ctx) -> Result<Outputs, String> {
     }
     let mut out = Outputs::new();
     for ((a_name, b_name), c_name) in a_list.iter().zip(&b_list).zip(&c_list) {
-        let (a, m, k) = ctx.matrix(a_name)?;
-        let (b, k2, n) = ctx.matrix(b_name)?;
-        check_inner((m, k), (k2, n))?;
-        ctx.output(&mut out, c_name, matmul(&a, &b, m, k, n))?;
+        let (c, _, _) = ctx.product(a_name, b_name)?;
+        ctx.output(&mut out, c_name, c)?;
     }
     Ok(out)
 }
 
 fn geglu_ref(ctx: &Ctx) -> Result<Outputs, String> {
-    let (a, m, k) = ctx.matrix("a")?;
-    let (wg, k2, n) = ctx.matrix("wg")?;
-    let (wu, k3, n2) = ctx.matrix("wu")?;
-    check_inner((m, k), (k2, n))?;
-    check_inner((m, k), (k3, n2))?;
+    let (gate, _, n) = ctx.product("a", "wg")?;
+    let (up, _, n2) = ctx.product("a", "wu")?;
     if n != n2 {
         return Err("wg and wu differ in shape".into());
     }
-    let gate = matmul(&a, &wg, m, k, n);
-    let up = matmul(&a, &wu, m, k, n);
     let h = gate
         .iter()
         .zip(&up)
@@ -314,10 +348,7 @@ fn geglu_ref(ctx: &Ctx) -> Result<Outputs, String> {
 }
 
 fn gemm_row_reduce_ref(ctx: &Ctx) -> Result<Outputs, String> {
-    let (a, m, k) = ctx.matrix("a")?;
-    let (b, k2, n) = ctx.matrix("b")?;
-    check_inner((m, k), (k2, n))?;
-    let c = matmul(&a, &b, m, k, n);
+    let (c, m, n) = ctx.product("a", "b")?;
     let sums = (0..m).map(|i| c[i * n..(i + 1) * n].iter().sum()).collect();
     let mut out = Outputs::new();
     ctx.output(&mut out, "c", c)?;

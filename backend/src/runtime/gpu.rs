@@ -48,7 +48,10 @@ fn drv(call: &str, kernel: Option<&str>, e: DriverError) -> RuntimeError {
 
 /// Runs `f`, turning a panic inside cudarc (a symbol this driver lacks) into
 /// an error instead of unwinding through the caller.
-fn guarded<T>(call: &str, f: impl FnOnce() -> Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+pub(crate) fn guarded<T>(
+    call: &str,
+    f: impl FnOnce() -> Result<T, RuntimeError>,
+) -> Result<T, RuntimeError> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
         let message = panic
             .downcast_ref::<String>()
@@ -284,6 +287,28 @@ impl Gpu {
             .map_err(|e| drv("cuDeviceGetAttribute", None, e))
     }
 
+    /// The stream every operation of this Gpu goes to (for cuBLAS).
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    fn attribute(&self, attr: CUdevice_attribute) -> Result<u32, RuntimeError> {
+        self.ctx
+            .attribute(attr)
+            .map(|v| v.max(0) as u32)
+            .map_err(|e| drv("cuDeviceGetAttribute", None, e))
+    }
+
+    /// The L2 cache size in bytes (50 MiB on an H100 SXM).
+    pub fn l2_cache_bytes(&self) -> Result<u32, RuntimeError> {
+        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+    }
+
+    /// The number of streaming multiprocessors (132 on an H100 SXM).
+    pub fn sm_count(&self) -> Result<u32, RuntimeError> {
+        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+    }
+
     /// The most shared memory one block can opt in to, in bytes.
     pub fn max_dyn_smem_optin(&self) -> u32 {
         self.max_dyn_smem_optin
@@ -377,6 +402,33 @@ impl Gpu {
         // SAFETY: `buf` owns `len` bytes at `ptr`, used on this stream only.
         unsafe { cu::memset_d8_async(buf.ptr, byte, buf.len, self.stream.cu_stream()) }
             .map_err(|e| self.async_err("cuMemsetD8Async", e))
+    }
+
+    /// Copies `len` bytes from the start of `src` to the start of `dst` on
+    /// the device (asynchronous; the bandwidth baseline of `tawa-rs bench`).
+    pub fn copy_device(
+        &self,
+        dst: &mut DeviceBuffer,
+        src: &DeviceBuffer,
+        len: usize,
+    ) -> Result<(), RuntimeError> {
+        if len > dst.len || len > src.len {
+            return Err(RuntimeError::driver(
+                "cuMemcpyDtoDAsync",
+                None,
+                format!(
+                    "{len} bytes from a {}-byte buffer to a {}-byte one",
+                    src.len, dst.len
+                ),
+            ));
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", None, e))?;
+        // SAFETY: both buffers own at least `len` bytes and are used on
+        // this stream only.
+        unsafe { cu::memcpy_dtod_async(dst.ptr, src.ptr, len, self.stream.cu_stream()) }
+            .map_err(|e| self.async_err("cuMemcpyDtoDAsync", e))
     }
 
     /// Loads `compiled`'s cubin and looks up `kernel_name` in it.
@@ -603,6 +655,58 @@ impl Gpu {
             .map(|w| {
                 w[0].elapsed_ms(&w[1])
                     .map_err(|e| self.async_err("cuEventElapsedTime", e))
+            })
+            .collect()
+    }
+}
+
+/// One kind of work timed by [`Gpu::time_interleaved`]: enqueues one run
+/// (the argument is the round number).
+pub type TimedWork<'a> = dyn FnMut(&Gpu, usize) -> Result<(), RuntimeError> + 'a;
+
+impl Gpu {
+    /// Interleaved timing: `rounds` times, runs each of `work` in turn,
+    /// each between its own pair of CUDA events, and returns the
+    /// milliseconds of every run, `result[w][round]`. Interleaving puts a
+    /// kernel and its baseline under the same clocks and power state.
+    /// Each closure gets the round number (to rotate buffers) and must only
+    /// enqueue work.
+    pub fn time_interleaved(
+        &self,
+        rounds: usize,
+        work: &mut [&mut TimedWork<'_>],
+    ) -> Result<Vec<Vec<f32>>, RuntimeError> {
+        let event = || {
+            self.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| drv("cuEventCreate", None, e))
+        };
+        let mut pairs: Vec<Vec<(cudarc::driver::CudaEvent, cudarc::driver::CudaEvent)>> = (0..work
+            .len())
+            .map(|_| Vec::with_capacity(rounds))
+            .collect();
+        for round in 0..rounds {
+            for (w, f) in work.iter_mut().enumerate() {
+                let (start, end) = (event()?, event()?);
+                start
+                    .record(&self.stream)
+                    .map_err(|e| drv("cuEventRecord", None, e))?;
+                f(self, round)?;
+                end.record(&self.stream)
+                    .map_err(|e| drv("cuEventRecord", None, e))?;
+                pairs[w].push((start, end));
+            }
+        }
+        self.synchronize()?;
+        pairs
+            .iter()
+            .map(|runs| {
+                runs.iter()
+                    .map(|(a, b)| {
+                        a.elapsed_ms(b)
+                            .map_err(|e| self.async_err("cuEventElapsedTime", e))
+                    })
+                    .collect()
             })
             .collect()
     }

@@ -12,7 +12,8 @@
 //!   whether NVRTC ran. A rejected source gives [`RuntimeError::Compile`],
 //!   whose message shows each diagnostic with its source line (±1 line).
 //! - [`ptxas_info`]`(ptx) -> `[`PtxasReport`]: `ptxas -arch=sm_90a -v`,
-//!   registers, spills, stack, static shared memory per kernel.
+//!   registers, spills, stack, static shared memory per kernel;
+//!   [`ptxas_cubin`] also keeps the cubin (`--emit cubin`).
 //!
 //! GPU:
 //! - [`Gpu::available`] (never panics), [`Gpu::new`]`(ordinal)`.
@@ -23,10 +24,15 @@
 //!   memory above 48 KiB; [`Gpu::launch_with`] for clusters.
 //! - [`Gpu::synchronize`] names the last kernel launched in its error;
 //!   [`Gpu::time_launches`]`(n, f)` gives per-launch milliseconds from CUDA
-//!   events.
+//!   events, [`Gpu::time_interleaved`] the same for several kinds of work
+//!   run in turn (a kernel and its baseline); [`Gpu::copy_device`].
+//! - [`blas::Blas`]: cuBLAS GEMMs (fp16/bf16/fp32, fp32 accumulation,
+//!   row-major through the transpose trick, strided views) on the Gpu's
+//!   stream.
 //!
 //! Where the tools come from: [`crate::toolchain`].
 
+pub mod blas;
 pub mod cache;
 mod error;
 mod gpu;
@@ -34,9 +40,13 @@ mod nvrtc;
 mod ptxas;
 
 pub use error::{NvrtcDiagnostic, RuntimeError};
-pub use gpu::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, DEFAULT_DYN_SMEM_LIMIT};
+pub use gpu::{
+    DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, TimedWork, DEFAULT_DYN_SMEM_LIMIT,
+};
 pub use nvrtc::{
     compile_cuda, nvrtc_library, nvrtc_version, parse_log, ptx_entries, render_diagnostics,
     CompileOptions, Compiled, DEFAULT_ARCH,
 };
-pub use ptxas::{parse_report, ptxas_info, ptxas_info_for, KernelResources, PtxasReport};
+pub use ptxas::{
+    parse_report, ptxas_cubin, ptxas_info, ptxas_info_for, KernelResources, PtxasReport,
+};

@@ -80,6 +80,36 @@ pub fn ptxas_info_for(ptx: &str, arch: &str) -> Result<PtxasReport, RuntimeError
     Ok(parse_report(&log))
 }
 
+/// Assembles `ptx` into an `arch` cubin with ptxas (`ptxas -arch=ARCH -v`)
+/// and returns the cubin with the resource report of the same run. This is
+/// `--emit cubin`; the runtime itself loads NVRTC's cubin.
+pub fn ptxas_cubin(ptx: &str, arch: &str) -> Result<(Vec<u8>, PtxasReport), RuntimeError> {
+    let ptxas = toolchain::find_ptxas()?.path;
+    let input = TempFile::new("ptx");
+    let output_file = TempFile::new("cubin");
+    std::fs::write(&input.0, ptx)
+        .map_err(|e| RuntimeError::io(format!("writing {}", input.0.display()), e))?;
+    let output = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-v")
+        .arg(&input.0)
+        .arg("-o")
+        .arg(&output_file.0)
+        .output()
+        .map_err(|e| RuntimeError::io(format!("running {}", ptxas.display()), e))?;
+    let mut log = String::from_utf8_lossy(&output.stdout).into_owned();
+    log.push_str(&String::from_utf8_lossy(&output.stderr));
+    if !output.status.success() {
+        return Err(RuntimeError::Ptxas {
+            message: format!("{} exited with {}", ptxas.display(), output.status),
+            log,
+        });
+    }
+    let cubin = std::fs::read(&output_file.0)
+        .map_err(|e| RuntimeError::io(format!("reading {}", output_file.0.display()), e))?;
+    Ok((cubin, parse_report(&log)))
+}
+
 /// Parses ptxas's `-v` output. Unknown lines are ignored, so a newer ptxas
 /// that says more still parses.
 pub fn parse_report(log: &str) -> PtxasReport {

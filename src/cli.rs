@@ -1,0 +1,280 @@
+//! The command line (clap). Three forms:
+//!
+//! - `tawa-rs KERNEL.py [options]`: compile one kernel and write what
+//!   `--emit` asks for (tile IR, CUDA, PTX, cubin); see [`CompileCommand`].
+//! - `tawa-rs run EXAMPLE.py [--case NAME]`: run an example's launch cases
+//!   on the GPU and check every output; see [`RunCommand`].
+//! - `tawa-rs bench EXAMPLE.py [--case NAME]`: time them against a baseline;
+//!   see [`BenchCommand`].
+//!
+//! The subcommands are recognised only as the first argument
+//! (`args_conflicts_with_subcommands`), so a kernel file is still the first
+//! positional of the plain form; a kernel file literally named `run` or
+//! `bench` is reached as `./run`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Compile Triton-style Python GPU kernels (`@triton.jit`) into
+/// warp-specialized CUDA for NVIDIA Hopper (sm_90a).
+///
+/// Example:
+///   tawa-rs triton-examples/kernels/vector_add.py --arch sm90 \
+///       --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"
+///   tawa-rs triton-examples/kernels/matmul.py --case ragged_100 --emit cuda
+///   tawa-rs run triton-examples/kernels/matmul.py --case ragged_100
+///   tawa-rs bench triton-examples/kernels/matmul.py --case square_4096
+#[derive(Parser, Debug)]
+#[command(
+    name = "tawa-rs",
+    version,
+    about,
+    long_about,
+    verbatim_doc_comment,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub compile: CompileCommand,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run an example's launch cases on the GPU and check every output.
+    ///
+    /// Every output element is compared with the CPU interpreter for
+    /// ordinary cases, with an independent GPU reference (cuBLAS for GEMMs)
+    /// for cases tagged `large`; inputs must be left untouched and nothing
+    /// outside an output's view written. Inputs are seeded random data,
+    /// outputs are poisoned (NaN) first. Exit code 1 when any case fails.
+    Run(RunCommand),
+    /// Time an example's launch cases on the GPU against a baseline.
+    ///
+    /// Each case is checked first, then timed with CUDA events (warm-up,
+    /// median of --iters runs, rotating input sets larger than twice the
+    /// L2) interleaved with a baseline measured in the same run: cuBLAS for
+    /// GEMMs, a device-to-device copy of the same byte count for
+    /// memory-bound kernels. Without --case or --tag, the cases tagged
+    /// `large` are timed.
+    Bench(BenchCommand),
+}
+
+/// `tawa-rs KERNEL.py [options]`: compile one kernel.
+#[derive(Args, Debug, Clone)]
+pub struct CompileCommand {
+    /// The Python file holding the `@triton.jit` kernel(s).
+    #[arg(required = true)]
+    pub kernel_file: Option<PathBuf>,
+
+    /// Target GPU architecture. Only Hopper is supported: `sm90` (also
+    /// spelled `sm_90`, `sm_90a`, `sm90a`); code is generated for sm_90a.
+    #[arg(long, default_value = "sm90", value_parser = parse_arch)]
+    pub arch: Arch,
+
+    /// Which `@triton.jit` function to compile when the file has several
+    /// entry points, e.g. `--kernel matmul_kernel`.
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+
+    /// Argument types and constexpr values, in Triton's ahead-of-time
+    /// format, one entry per kernel parameter in order. `*fp16:16` is a
+    /// pointer to fp16 aligned to 16 bytes, `i32:16` an i32 divisible by 16,
+    /// a bare value (`64`, `'leaky_relu'`, `True`) binds a `tl.constexpr`
+    /// parameter. Example: `--signature "*fp16:16, *fp16:16, i32, 64"`.
+    #[arg(long, value_name = "SIG")]
+    pub signature: Option<String>,
+
+    /// Bind a `tl.constexpr` parameter by name, e.g. `-D BLOCK_SIZE=1024`
+    /// or `-D ACTIVATION="'leaky_relu'"`. Repeatable; wins over the
+    /// signature and the parameter's default.
+    #[arg(short = 'D', value_name = "NAME=VALUE", value_parser = parse_define)]
+    pub define: Vec<(String, String)>,
+
+    /// Take the kernel name, signature, constexprs, warps and stages from
+    /// launch case NAME of the `.toml` file beside the kernel file (the
+    /// examples in `triton-examples/kernels` have them), e.g.
+    /// `--case ragged_100`. Explicit options win over the case's.
+    #[arg(long, value_name = "NAME")]
+    pub case: Option<String>,
+
+    /// Warps per program (Triton's `num_warps`), e.g. `--num-warps 8`.
+    /// Default 4.
+    #[arg(long, value_name = "N")]
+    pub num_warps: Option<u32>,
+
+    /// Pipeline depth (Triton's `num_stages`), e.g. `--num-stages 4`.
+    /// Default 3.
+    #[arg(long, value_name = "N")]
+    pub num_stages: Option<u32>,
+
+    /// What to write: `tile-ir` (the specialized tile IR after the
+    /// frontend, in the textual form the IR parser reads back), `cuda` (the
+    /// generated CUDA C++), `ptx` (NVRTC's PTX for sm_90a) or `cubin`
+    /// (ptxas's sm_90a binary; needs `-o`). PTX and cubin need the CUDA
+    /// tools (see README), not a GPU.
+    #[arg(long, value_enum, default_value_t = Emit::TileIr)]
+    pub emit: Emit,
+
+    /// Write the output to FILE instead of standard output, e.g.
+    /// `-o add.tir`.
+    #[arg(short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// What `run` and `bench` both take: which example and cases, which GPU.
+#[derive(Args, Debug, Clone)]
+pub struct CaseSelection {
+    /// The example's kernel file; its launch cases are read from the
+    /// `.toml` file beside it, e.g. `triton-examples/kernels/matmul.py`.
+    pub example: PathBuf,
+
+    /// Only this launch case (repeatable), e.g. `--case ragged_100`.
+    #[arg(long = "case", value_name = "NAME")]
+    pub cases: Vec<String>,
+
+    /// Only cases with this tag (repeatable), e.g. `--tag small`.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+
+    /// Seed of the random inputs (never zeros), e.g. `--seed 7`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// CUDA device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+}
+
+/// `tawa-rs run EXAMPLE.py [--case NAME] [--seed N]`.
+#[derive(Args, Debug, Clone)]
+pub struct RunCommand {
+    #[command(flatten)]
+    pub select: CaseSelection,
+}
+
+/// `tawa-rs bench EXAMPLE.py [--case NAME] [--iters N] [--warmup N] [--json]`.
+#[derive(Args, Debug, Clone)]
+pub struct BenchCommand {
+    #[command(flatten)]
+    pub select: CaseSelection,
+
+    /// Timed runs of the kernel (and as many of the baseline, interleaved).
+    /// The reported time is their median.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iters: u32,
+
+    /// Untimed runs of each before timing.
+    #[arg(long, default_value_t = 10)]
+    pub warmup: u32,
+
+    /// Print one JSON object per case instead of the table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Skip the baseline (cuBLAS or device copy).
+    #[arg(long)]
+    pub no_baseline: bool,
+}
+
+/// Target architectures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// Hopper (H100/H200), compiled for `sm_90a`.
+    Sm90,
+}
+
+/// Output kinds of `--emit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// The tile IR produced by the frontend (text format).
+    TileIr,
+    /// The generated CUDA C++ source.
+    Cuda,
+    /// PTX from NVRTC for sm_90a.
+    Ptx,
+    /// An sm_90a cubin from ptxas (binary: needs `-o`).
+    Cubin,
+}
+
+fn parse_arch(s: &str) -> Result<Arch, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "sm90" | "sm_90" | "sm90a" | "sm_90a" => Ok(Arch::Sm90),
+        other => Err(format!(
+            "unsupported architecture `{other}`: tawa-rs generates code for NVIDIA Hopper only; use `--arch sm90`"
+        )),
+    }
+}
+
+fn parse_define(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("expected NAME=VALUE, found `{s}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("tawa-rs").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn plain_form_keeps_the_kernel_file_first() {
+        let cli = parse(&["k.py", "--arch", "sm90", "--emit", "cuda", "-o", "k.cu"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.compile.kernel_file, Some(PathBuf::from("k.py")));
+        assert_eq!(cli.compile.emit, Emit::Cuda);
+        assert_eq!(cli.compile.output, Some(PathBuf::from("k.cu")));
+    }
+
+    #[test]
+    fn plain_form_requires_a_kernel_file() {
+        assert!(parse(&["--emit", "ptx"]).is_err());
+    }
+
+    #[test]
+    fn run_subcommand_takes_cases_and_seed() {
+        let cli = parse(&["run", "m.py", "--case", "a", "--case", "b", "--seed", "7"]).unwrap();
+        let Some(Command::Run(run)) = cli.command else {
+            panic!("not run: {cli:?}")
+        };
+        assert_eq!(run.select.example, PathBuf::from("m.py"));
+        assert_eq!(run.select.cases, ["a", "b"]);
+        assert_eq!(run.select.seed, 7);
+    }
+
+    #[test]
+    fn bench_subcommand_defaults() {
+        let cli = parse(&["bench", "m.py", "--json"]).unwrap();
+        let Some(Command::Bench(b)) = cli.command else {
+            panic!("not bench: {cli:?}")
+        };
+        assert!(b.json);
+        assert_eq!((b.iters, b.warmup), (50, 10));
+        assert!(parse(&["bench", "m.py", "--iters", "0"]).is_err());
+    }
+
+    #[test]
+    fn compile_options_do_not_mix_with_subcommands() {
+        // `--emit` belongs to the plain form only.
+        assert!(parse(&["run", "m.py", "--emit", "cuda"]).is_err());
+        // A subcommand name after the kernel file is not a subcommand.
+        assert!(parse(&["k.py", "run"]).is_err());
+    }
+
+    #[test]
+    fn clap_configuration_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

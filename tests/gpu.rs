@@ -1,0 +1,261 @@
+//! The GPU suite: every launch case of every example through `tawa-rs run`
+//! on a real GPU (compile, seeded inputs, poisoned outputs, every element
+//! checked; see `tawa_rs::harness`), each case in its own process under a
+//! watchdog, and compute-sanitizer memcheck on the small cases.
+//!
+//! Gated: runs when `TAWA_GPU_TESTS=1` (and then fails without a GPU) or,
+//! with the variable unset, when the CUDA driver reports a device; skips
+//! with a message otherwise (`TAWA_GPU_TESTS=0` forces the skip). It never
+//! passes having run zero cases.
+//!
+//! Environment:
+//! - `TAWA_GPU_TIMEOUT`: seconds per case before the watchdog kills it and
+//!   fails the case by name (default 120; memcheck runs get 4 times that).
+//! - `TAWA_GPU_FILTER`: only cases whose `example/case` contains this text.
+//! - `TAWA_GPU_LOG`: also write the summary to this file.
+//! - `TAWA_SANITIZER=0`: no memcheck. compute-sanitizer is looked up on
+//!   `$PATH`, then in `/usr/local/cuda/bin`.
+//! - `TAWA_BIN`: the `tawa-rs` binary to run (default: the one cargo built
+//!   with this test); `TAWA_EXAMPLES_DIR`: where the examples are, for test
+//!   binaries run away from their checkout.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tawa_backend::runtime::Gpu;
+
+const DEFAULT_TIMEOUT_S: u64 = 120;
+
+/// How a child process ended.
+struct Outcome {
+    /// `None` when the watchdog killed it.
+    code: Option<i32>,
+    output: String,
+    elapsed: Duration,
+}
+
+/// Runs `cmd` with a watchdog: killed after `timeout`.
+fn run_with_watchdog(mut cmd: Command, timeout: Duration) -> Result<Outcome, String> {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {cmd:?}: {e}"))?;
+    // Drain both pipes in threads so a chatty child never blocks on a full
+    // pipe while we wait for it.
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let code = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status.code().or(Some(-1)),
+            Ok(None) if start.elapsed() >= timeout => {
+                // This child only, by its own handle.
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => return Err(format!("waiting for {cmd:?}: {e}")),
+        }
+    };
+    let mut output = out_reader.join().unwrap_or_default();
+    output.push_str(&err_reader.join().unwrap_or_default());
+    Ok(Outcome {
+        code,
+        output,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Whether to run, after saying why not.
+fn gpu_tests_enabled() -> bool {
+    match std::env::var("TAWA_GPU_TESTS").as_deref() {
+        Ok("1") => {
+            let count = Gpu::device_count();
+            assert!(
+                matches!(count, Ok(n) if n > 0),
+                "TAWA_GPU_TESTS=1 but no CUDA device: {count:?}"
+            );
+            true
+        }
+        Ok("0") => {
+            eprintln!("gpu suite: skipped (TAWA_GPU_TESTS=0)");
+            false
+        }
+        _ => {
+            let present = Gpu::available();
+            if !present {
+                eprintln!(
+                    "gpu suite: skipped (no CUDA device; TAWA_GPU_TESTS=1 makes this a failure)"
+                );
+            }
+            present
+        }
+    }
+}
+
+fn tawa_bin() -> PathBuf {
+    std::env::var_os("TAWA_BIN")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tawa-rs")))
+}
+
+fn compute_sanitizer() -> Option<PathBuf> {
+    if std::env::var("TAWA_SANITIZER").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("compute-sanitizer"))
+            .find(|f| f.is_file())
+    });
+    on_path.or_else(|| {
+        let f = Path::new("/usr/local/cuda/bin/compute-sanitizer");
+        f.is_file().then(|| f.to_path_buf())
+    })
+}
+
+/// The last lines of a child's output, indented, for the report.
+fn tail(output: &str, lines: usize) -> String {
+    let all: Vec<&str> = output.lines().collect();
+    all[all.len().saturating_sub(lines)..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_example_case_is_correct_on_the_gpu() {
+    if !gpu_tests_enabled() {
+        return;
+    }
+    let timeout = Duration::from_secs(
+        std::env::var("TAWA_GPU_TIMEOUT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(DEFAULT_TIMEOUT_S),
+    );
+    let filter = std::env::var("TAWA_GPU_FILTER").unwrap_or_default();
+    let sanitizer = compute_sanitizer();
+    let bin = tawa_bin();
+    let examples = triton_examples::load_all().expect("launch cases load");
+
+    let mut log = vec![format!(
+        "gpu suite: {} via {}, timeout {}s, memcheck {}",
+        Gpu::new(0)
+            .and_then(|g| g.name())
+            .unwrap_or_else(|e| e.to_string()),
+        bin.display(),
+        timeout.as_secs(),
+        sanitizer
+            .as_ref()
+            .map_or("off (compute-sanitizer not found)".to_string(), |p| p
+                .display()
+                .to_string())
+    )];
+    eprintln!("{}", log[0]);
+    let mut ran = 0;
+    let mut failures = Vec::new();
+    for ex in &examples {
+        for case in &ex.spec.cases {
+            let what = format!("{}/{}", ex.name, case.name);
+            if !what.contains(&filter) {
+                continue;
+            }
+            ran += 1;
+            let mut cmd = Command::new(&bin);
+            cmd.arg("run")
+                .arg(&ex.py_path)
+                .arg("--case")
+                .arg(&case.name);
+            let mut line = match run_with_watchdog(cmd, timeout) {
+                Ok(o) if o.code == Some(0) => {
+                    let result = o
+                        .output
+                        .lines()
+                        .find(|l| l.contains(" ... "))
+                        .and_then(|l| l.split(" ... ").nth(1))
+                        .unwrap_or("OK")
+                        .to_string();
+                    format!("ok   {what} ({:.1}s): {result}", o.elapsed.as_secs_f64())
+                }
+                Ok(o) => {
+                    let why = match o.code {
+                        None => format!(
+                            "hung: killed by the watchdog after {}s (TAWA_GPU_TIMEOUT)",
+                            timeout.as_secs()
+                        ),
+                        Some(c) => format!("exit code {c}"),
+                    };
+                    failures.push(format!("{what}: {why}\n{}", tail(&o.output, 30)));
+                    format!("FAIL {what} ({:.1}s): {why}", o.elapsed.as_secs_f64())
+                }
+                Err(e) => {
+                    failures.push(format!("{what}: {e}"));
+                    format!("FAIL {what}: {e}")
+                }
+            };
+            if let (Some(tool), true) = (&sanitizer, case.has_tag("small")) {
+                let mut cmd = Command::new(tool);
+                cmd.args(["--tool", "memcheck", "--error-exitcode", "86"])
+                    .arg(&bin)
+                    .arg("run")
+                    .arg(&ex.py_path)
+                    .arg("--case")
+                    .arg(&case.name);
+                match run_with_watchdog(cmd, timeout * 4) {
+                    Ok(o) if o.code == Some(0) => line.push_str(&format!(
+                        " [memcheck clean, {:.1}s]",
+                        o.elapsed.as_secs_f64()
+                    )),
+                    Ok(o) => {
+                        let why = match o.code {
+                            None => "memcheck hung (watchdog)".to_string(),
+                            Some(86) => "memcheck found errors".to_string(),
+                            Some(c) => format!("memcheck run failed with exit code {c}"),
+                        };
+                        line.push_str(&format!(" [{why}]"));
+                        failures.push(format!("{what}: {why}\n{}", tail(&o.output, 40)));
+                    }
+                    Err(e) => failures.push(format!("{what}: memcheck: {e}")),
+                }
+            }
+            eprintln!("{line}");
+            log.push(line);
+        }
+    }
+    log.push(format!(
+        "gpu suite: {ran} cases, {} failures",
+        failures.len()
+    ));
+    if !failures.is_empty() {
+        log.push(String::new());
+        log.extend(failures.iter().cloned());
+    }
+    if let Some(path) = std::env::var_os("TAWA_GPU_LOG") {
+        std::fs::write(&path, log.join("\n") + "\n")
+            .unwrap_or_else(|e| panic!("TAWA_GPU_LOG {}: {e}", Path::new(&path).display()));
+    }
+    assert!(ran > 0, "no case ran (TAWA_GPU_FILTER = {filter:?})");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} GPU cases failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
