@@ -115,9 +115,10 @@ impl Baseline {
     }
 }
 
-/// The matrix products the example's reference computes, in order,
-/// recorded by running it with a matmul that returns zeros.
-fn reference_products(
+/// The matrix products `(a, b)` the example's reference computes, in
+/// order, recorded by running it with a matmul that returns zeros (the
+/// tensors come back without their data: only names, shapes, strides).
+pub fn reference_products(
     example: &Example,
     case: &Case,
     tensors: &[HostTensor],
@@ -329,8 +330,9 @@ impl<'a> BaselineRun<'a> {
                 for set in sets {
                     let mut list = Vec::new();
                     for ((a, b), c) in products.iter().zip(&results) {
-                        let ma = matrix_of(a, &set.buffers).map_err(launch_err)?;
-                        let mb = matrix_of(b, &set.buffers).map_err(launch_err)?;
+                        let address = |n: &str| set.address(n);
+                        let ma = matrix_of(a, &address).map_err(launch_err)?;
+                        let mb = matrix_of(b, &address).map_err(launch_err)?;
                         let mc = Matrix::row_major(c.ptr(), a.dtype, ma.rows, mb.cols);
                         list.push((ma, mb, mc));
                     }

@@ -159,3 +159,24 @@ fn every_example_compiles_to_sm90a_without_spills() {
         failures.join("\n\n")
     );
 }
+
+/// The harness's hand-written attention reference kernels compile too (they
+/// only run on the GPU machine, where a compile error would cost a run).
+#[test]
+fn gpu_reference_kernels_compile() {
+    if !tools_present() {
+        return;
+    }
+    let compiled = tawa_backend::runtime::compile_cuda(
+        tawa_rs::harness::gpu_reference::REFERENCE_CUDA,
+        "tawa_ref_softmax_rows",
+        &tawa_backend::runtime::CompileOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let entries = tawa_backend::runtime::ptx_entries(&compiled.ptx);
+    for kernel in ["tawa_ref_softmax_rows", "tawa_ref_to_f32"] {
+        assert!(entries.iter().any(|e| e == kernel), "{entries:?}");
+    }
+    let report = ptxas_info(&compiled.ptx).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.kernels.iter().all(|k| !k.spills()), "{}", report.log);
+}

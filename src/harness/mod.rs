@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use tawa_backend::runtime::blas::Blas;
 use tawa_backend::runtime::{Compiled, DeviceBuffer, Gpu, KernelArg};
-use tawa_backend::KernelSource;
+use tawa_backend::{KernelParam, KernelSource};
 use tawa_frontend::CompileOptions;
 use tawa_ir::interp::{run_grid, InterpOptions, Memory};
 use tawa_ir::{Function, Module};
@@ -257,7 +257,7 @@ impl DeviceTensors {
 /// CPU over the same inputs.
 pub fn interpreter_outputs(
     func: &Function,
-    kernel: &KernelSource,
+    params: &[KernelParam],
     case: &Case,
     tensors: &[HostTensor],
 ) -> Result<Outputs, String> {
@@ -272,7 +272,7 @@ pub fn interpreter_outputs(
     for (name, bytes) in &initial {
         mem.bytes_mut(&buffers[name]).copy_from_slice(bytes);
     }
-    let bound = launch::bind_launch_args(case, &kernel.params)?;
+    let bound = launch::bind_launch_args(case, params)?;
     let args = launch::interp_args(&bound, &address)?;
     let opts = InterpOptions {
         max_steps: Some(MAX_INTERP_STEPS),
@@ -346,7 +346,8 @@ fn expected_outputs(
     device: &DeviceTensors,
 ) -> Result<(Outputs, String), String> {
     if !case.has_tag("large") {
-        let outputs = interpreter_outputs(compiled.function(), &compiled.kernel, case, tensors)?;
+        let outputs =
+            interpreter_outputs(compiled.function(), &compiled.kernel.params, case, tensors)?;
         return Ok((outputs, "interpreter".into()));
     }
     match gpu_reference::gpu_reference_kind(&example.spec.reference) {
@@ -546,5 +547,80 @@ pub fn run_command(cmd: &RunCommand) -> Result<(), Failure> {
             failed.len(),
             failed.join(", ")
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tawa_backend::runtime::blas::{plan_gemm, Matrix};
+    use triton_examples::check_close;
+
+    /// The harness's own way to the interpreter (parameters bound by name,
+    /// outputs poisoned with 0xFF, pointer arrays filled, descriptors
+    /// expanded) gives the plain-Rust reference's results on every small
+    /// case: the expectations the GPU is held to are right.
+    #[test]
+    fn interpreter_expectations_match_the_references() {
+        let mut ran = 0;
+        let mut failures = Vec::new();
+        for ex in triton_examples::load_all().unwrap() {
+            for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
+                let what = format!("{}/{}", ex.name, case.name);
+                let result = (|| -> Result<(), String> {
+                    let module = frontend_module(&ex, case).map_err(|f| f.to_string())?;
+                    let func = &module.functions[0];
+                    let params =
+                        tawa_backend::codegen::kernel_params(func).map_err(|e| e.to_string())?;
+                    let tensors = build_inputs(case, 3)?;
+                    let got = interpreter_outputs(func, &params, case, &tensors)?;
+                    let want = run_reference(&ex.spec, case, &tensors)?;
+                    if got.keys().ne(want.keys()) {
+                        return Err(format!("outputs {:?} vs {:?}", got.keys(), want.keys()));
+                    }
+                    for (name, values) in &want {
+                        check_close(name, &got[name], values, case.tolerance)
+                            .map_err(|m| m.to_string())?;
+                    }
+                    Ok(())
+                })();
+                ran += 1;
+                if let Err(e) = result {
+                    failures.push(format!("{what}: {e}"));
+                }
+            }
+        }
+        assert!(ran > 10, "only {ran} small cases");
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    }
+
+    /// Every small GEMM-like case has operands cuBLAS can read as they lie
+    /// in device memory (transposed `B` views included). Large cases are
+    /// plain row-major; recording their products runs the epilogues over
+    /// 2^26 elements, too slow for a debug-build unit test.
+    #[test]
+    fn gemm_cases_have_views_cublas_accepts() {
+        let mut planned = 0;
+        for ex in triton_examples::load_all().unwrap() {
+            if !gpu_reference::GEMM_REFERENCES.contains(&ex.spec.reference.as_str()) {
+                continue;
+            }
+            for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
+                let tensors = build_inputs(case, 1).unwrap();
+                let products = crate::bench::reference_products(&ex, case, &tensors)
+                    .unwrap_or_else(|e| panic!("{}/{}: {e}", ex.name, case.name));
+                assert!(!products.is_empty(), "{}/{}", ex.name, case.name);
+                let address = |_: &str| Some(0x1000u64);
+                for (a, b) in &products {
+                    let ma = gpu_reference::matrix_of(a, &address).unwrap();
+                    let mb = gpu_reference::matrix_of(b, &address).unwrap();
+                    let mc = Matrix::row_major(0x2000, tawa_ir::ScalarType::F32, ma.rows, mb.cols);
+                    plan_gemm(&ma, &mb, &mc)
+                        .unwrap_or_else(|e| panic!("{}/{}: {e}", ex.name, case.name));
+                    planned += 1;
+                }
+            }
+        }
+        assert!(planned > 10, "only {planned} products planned");
     }
 }
