@@ -503,6 +503,22 @@ mod tests {
         assert_eq!(gbps(3_000_000_000, 1.0), 3000.0);
     }
 
+    /// Every case can report a throughput: its `.toml` gives flops or bytes.
+    #[test]
+    fn every_case_has_work_counts() {
+        for ex in triton_examples::load_all().unwrap() {
+            for case in &ex.spec.cases {
+                let (flops, bytes) = case.bench_work().unwrap();
+                assert!(
+                    flops.is_some_and(|f| f > 0) || bytes.is_some_and(|b| b > 0),
+                    "{}/{}: no `bench = {{ flops = ..., bytes = ... }}`",
+                    ex.name,
+                    case.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn gemm_baselines_do_the_reference_products() {
         let ex = triton_examples::load("geglu_dual_gemm").unwrap();
