@@ -1179,6 +1179,11 @@ impl<'f> Emitter<'f> {
         } else {
             None
         };
+        // Predicated loads keep an unrolled loop's loads in flight together
+        // (memory-bound kernels). Not for dot operands: their tiles go to
+        // shared memory at once, and pinning the loads in program order
+        // there costs registers in the 128x256 GEMMs (spills).
+        let predicated = !self.operand_buffers.contains_key(&r);
         self.line(format!("{c} {name}[{regs}];"));
         if v > 1 {
             let vt = vec_type(v * eb);
@@ -1190,6 +1195,9 @@ impl<'f> Emitter<'f> {
             self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
             let cond = m.as_ref().map(|m| format!("{m}[g * {v}]"));
             match &cond {
+                Some(cnd) if predicated && matches!(v * eb, 4 | 8 | 16) => {
+                    self.line(format!("t.u = tw_ld{}({p}[g * {v}], {cnd});", v * eb))
+                }
                 Some(cnd) => self.line(format!(
                     "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
                 )),
@@ -2311,6 +2319,30 @@ typedef unsigned char tw_e4m3;
 typedef unsigned char tw_e5m2;
 
 extern __shared__ __align__(1024) unsigned char tw_smem_raw[];
+
+// Masked vector loads as predicated PTX loads (`@p ld`), zero when the
+// predicate is off. An `if (mask) v = *p;` compiles to a branch around
+// each load, which stops the loads of an unrolled loop from being in
+// flight together; a predicated load does not. `volatile` + "memory"
+// keep them in program order with the kernel's other memory accesses.
+static __device__ __forceinline__ uint4 tw_ld16(const void* p, bool pred) {
+  uint4 v;
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\nmov.b32 %0, 0;\nmov.b32 %1, 0;\nmov.b32 %2, 0;\nmov.b32 %3, 0;\n@q ld.global.v4.b32 {%0, %1, %2, %3}, [%4];\n}"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "r"((int)pred) : "memory");
+  return v;
+}
+static __device__ __forceinline__ uint2 tw_ld8(const void* p, bool pred) {
+  uint2 v;
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %3, 0;\nmov.b32 %0, 0;\nmov.b32 %1, 0;\n@q ld.global.v2.b32 {%0, %1}, [%2];\n}"
+               : "=r"(v.x), "=r"(v.y) : "l"(p), "r"((int)pred) : "memory");
+  return v;
+}
+static __device__ __forceinline__ unsigned tw_ld4(const void* p, bool pred) {
+  unsigned v;
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %2, 0;\nmov.b32 %0, 0;\n@q ld.global.b32 %0, [%1];\n}"
+               : "=r"(v) : "l"(p), "r"((int)pred) : "memory");
+  return v;
+}
 
 static __device__ __forceinline__ float tw_h2f(tw_f16 h) {
   float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f;

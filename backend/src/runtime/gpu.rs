@@ -447,7 +447,8 @@ impl Gpu {
             let func = module
                 .load_function(kernel_name)
                 .map_err(|e| drv("cuModuleGetFunction", Some(kernel_name), e))?;
-            let params = param_info(&func);
+            let params = entry_param_count(&compiled.ptx, kernel_name)
+                .and_then(|count| param_info(&func, count));
             Ok(Kernel {
                 name: kernel_name.into(),
                 func,
@@ -712,31 +713,51 @@ impl Gpu {
     }
 }
 
-/// Parameter offsets and sizes via `cuFuncGetParamInfo` (CUDA 12.4+);
-/// `None` when this driver cannot say.
-fn param_info(func: &CudaFunction) -> Option<Vec<(usize, usize)>> {
+/// Parameter offsets and sizes of the `count` parameters via
+/// `cuFuncGetParamInfo` (CUDA 12.4+); `None` when this driver cannot say.
+/// The count comes from the PTX ([`entry_param_count`]): probing past the
+/// last parameter would end on an error return, which compute-sanitizer
+/// reports as an API error on every launch.
+fn param_info(func: &CudaFunction, count: usize) -> Option<Vec<(usize, usize)>> {
     let f = func.cu_function();
     catch_unwind(move || {
-        let mut params = Vec::new();
-        loop {
+        let mut params = Vec::with_capacity(count);
+        for index in 0..count {
             let (mut offset, mut size) = (0usize, 0usize);
             // SAFETY: valid function handle and out-pointers.
-            let rc = unsafe { sys::cuFuncGetParamInfo(f, params.len(), &mut offset, &mut size) };
-            match rc {
-                sys::CUresult::CUDA_SUCCESS => params.push((offset, size)),
-                // Past the last parameter.
-                sys::CUresult::CUDA_ERROR_INVALID_VALUE => return Some(params),
-                _ => return None,
+            let rc = unsafe { sys::cuFuncGetParamInfo(f, index, &mut offset, &mut size) };
+            if rc != sys::CUresult::CUDA_SUCCESS {
+                return None;
             }
+            params.push((offset, size));
         }
+        Some(params)
     })
     .ok()
     .flatten()
 }
 
+/// Number of `.param`s of `.entry kernel(...)` in PTX text.
+fn entry_param_count(ptx: &str, kernel: &str) -> Option<usize> {
+    let entry = format!(".entry {kernel}(");
+    let start = ptx.find(&entry)? + entry.len();
+    let end = start + ptx[start..].find(')')?;
+    Some(ptx[start..end].matches(".param").count())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_parameters_are_counted_from_ptx() {
+        let ptx = ".visible .entry other(\n.param .u32 a\n)\n.visible .entry k(\n\t.param .u64 .ptr .align 1 k_param_0,\n\t.param .u32 k_param_1\n)\n{\n}";
+        assert_eq!(entry_param_count(ptx, "k"), Some(2));
+        assert_eq!(entry_param_count(ptx, "other"), Some(1));
+        assert_eq!(entry_param_count(ptx, "missing"), None);
+        let none = ".visible .entry empty(\n)\n{\n}";
+        assert_eq!(entry_param_count(none, "empty"), Some(0));
+    }
 
     #[test]
     fn args_pack_little_endian_into_aligned_slots() {
