@@ -148,6 +148,23 @@ struct Assigner<'f> {
     error: Option<CodegenError>,
 }
 
+/// Ops computing each result element from the same element of their
+/// operands (one layout serves all of them).
+fn is_elementwise(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Binary(_)
+            | OpKind::Unary(_)
+            | OpKind::Fma
+            | OpKind::Cmp(_)
+            | OpKind::Select
+            | OpKind::Cast { .. }
+            | OpKind::Bitcast
+            | OpKind::AddPtr
+            | OpKind::Hint { .. }
+    )
+}
+
 /// The layouts loads want for the tiles that feed them, propagated backward
 /// to a fixpoint. First preference wins where two consumers disagree (the
 /// other one rematerializes or converts, as without preferences).
@@ -178,16 +195,7 @@ fn backward_preferences(func: &Function, num_warps: u32) -> SecondaryMap<Value, 
                         }
                     }
                 }
-                OpKind::Binary(_)
-                | OpKind::Unary(_)
-                | OpKind::Fma
-                | OpKind::Cmp(_)
-                | OpKind::Select
-                | OpKind::Cast { .. }
-                | OpKind::Bitcast
-                | OpKind::AddPtr
-                | OpKind::Hint { .. }
-                | OpKind::Broadcast => {
+                kind if is_elementwise(kind) || matches!(kind, OpKind::Broadcast) => {
                     let r = res.unwrap();
                     if let Some(l) = want[r].clone() {
                         for &v in &data.operands {
@@ -315,6 +323,8 @@ impl Assigner<'_> {
                 self.set(r, self.wanted_or_default(r), false);
             }
             OpKind::ProgramId(_) | OpKind::NumPrograms(_) => {}
+            // Listed, not `is_elementwise`: this match is exhaustive, so a
+            // new op kind must say where its layout comes from.
             OpKind::Binary(_)
             | OpKind::Unary(_)
             | OpKind::Fma

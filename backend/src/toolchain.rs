@@ -263,19 +263,24 @@ fn search_common(
 
 /// Finds NVRTC. See the module docs for the order.
 pub fn find_nvrtc() -> Result<Located, ToolchainError> {
+    find_library(Tool::Nvrtc, ENV_NVRTC, is_nvrtc_name, NVRTC_SONAMES)
+}
+
+/// A shared library: the env override, the tools folders and CUDA homes'
+/// `lib64` and `lib`, then the system loader by soname.
+fn find_library(
+    tool: Tool,
+    env: &str,
+    is_name: fn(&OsStr) -> bool,
+    sonames: &[&str],
+) -> Result<Located, ToolchainError> {
     let mut searched = Vec::new();
-    if let Some(found) = search_common(
-        Tool::Nvrtc,
-        ENV_NVRTC,
-        is_nvrtc_name,
-        &["lib64", "lib"],
-        &mut searched,
-    ) {
+    if let Some(found) = search_common(tool, env, is_name, &["lib64", "lib"], &mut searched) {
         return found;
     }
-    for name in NVRTC_SONAMES {
-        // SAFETY: loading NVRTC runs only its (and its dependencies') ELF
-        // initializers, which do not assume anything of the caller.
+    for name in sonames {
+        // SAFETY: loading the library runs only its (and its dependencies')
+        // ELF initializers, which do not assume anything of the caller.
         match unsafe { libloading::Library::new(*name) } {
             Ok(_) => {
                 return Ok(Located {
@@ -286,10 +291,7 @@ pub fn find_nvrtc() -> Result<Located, ToolchainError> {
             Err(e) => searched.push(format!("system loader: {name} ({})", library_error(&e))),
         }
     }
-    Err(ToolchainError {
-        tool: Tool::Nvrtc,
-        searched,
-    })
+    Err(ToolchainError { tool, searched })
 }
 
 /// Finds ptxas. See the module docs for the order.
@@ -327,32 +329,7 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
 /// Finds cuBLAS: `$TAWA_CUBLAS`, the tools folders, the CUDA homes' `lib64`
 /// and `lib`, then the system loader. Only the GPU harness needs it.
 pub fn find_cublas() -> Result<Located, ToolchainError> {
-    let mut searched = Vec::new();
-    if let Some(found) = search_common(
-        Tool::Cublas,
-        ENV_CUBLAS,
-        is_cublas_name,
-        &["lib64", "lib"],
-        &mut searched,
-    ) {
-        return found;
-    }
-    for name in CUBLAS_SONAMES {
-        // SAFETY: as for NVRTC: only ELF initializers run.
-        match unsafe { libloading::Library::new(*name) } {
-            Ok(_) => {
-                return Ok(Located {
-                    path: PathBuf::from(name),
-                    via: FoundVia::SystemLoader,
-                })
-            }
-            Err(e) => searched.push(format!("system loader: {name} ({})", library_error(&e))),
-        }
-    }
-    Err(ToolchainError {
-        tool: Tool::Cublas,
-        searched,
-    })
+    find_library(Tool::Cublas, ENV_CUBLAS, is_cublas_name, CUBLAS_SONAMES)
 }
 
 /// libloading's `Display` says only "dlopen failed"; the loader's own

@@ -55,17 +55,10 @@ pub struct CaseReport {
     pub interp_time: Duration,
 }
 
-/// The frontend options of a case (`triton_examples::CompileArgs` has the
-/// same fields).
+/// The frontend options of a case (the harness's, so that the tests compile
+/// cases exactly as `tawa-rs run` does).
 pub fn compile_options(spec: &ExampleSpec, case: &Case) -> Result<CompileOptions, String> {
-    let args = spec.compile_args(case)?;
-    Ok(CompileOptions {
-        kernel: args.kernel,
-        signature: args.signature,
-        defines: args.defines,
-        num_warps: args.num_warps,
-        num_stages: args.num_stages,
-    })
+    tawa_rs::harness::frontend_options(spec, case)
 }
 
 /// Verifier errors, one per line.
