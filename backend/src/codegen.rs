@@ -33,7 +33,7 @@ pub struct KernelParam {
 }
 
 /// How a parameter is passed: pointers as 64-bit device addresses, scalars
-/// by value with their own width (`i1` as a 32-bit int, `f16`/`bf16` as
+/// by value with their own width (`i1` as a 1-byte C++ `bool`, `f16`/`bf16` as
 /// their 2-byte bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamType {
