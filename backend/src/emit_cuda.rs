@@ -256,17 +256,69 @@ struct Emitter<'f> {
 struct OperandBuffer {
     /// Byte offset from the start of dynamic shared memory.
     offset: u32,
-    /// The operand's K dimension (1 for `a`, 0 for `b`).
-    k_dim: usize,
-    /// Swizzle width in bytes (the dot's).
-    swizzle: u32,
+    smem: OperandSmem,
 }
 
-/// Swizzle width of a `dot` operand row of `kbytes` bytes, or `None` when
-/// no shared-memory layout of ours holds it.
-fn operand_swizzle(kbytes: u32) -> Option<u32> {
-    let w = kbytes.min(128);
-    (matches!(w, 32 | 64 | 128) && kbytes.is_multiple_of(w)).then_some(w)
+/// How a `dot` operand tile lies in shared memory: in swizzle atoms of 8
+/// lines of `w` bytes (w = 32, 64, 128; 16-byte chunks XOR-permuted by the
+/// line), lines running along K (*K-major*: a line holds `w` bytes of one
+/// row's K elements) or along M/N (*MN-major*: a line holds `w` bytes of
+/// one K index's row or column elements). wgmma reads both (MN-major with
+/// its transpose bit, 16-bit types only); the tile is stored in the one
+/// its registers run along, so the writes are 16-byte vectors: the
+/// matmul tutorial's `b` (K x N, N contiguous) is MN-major. TMA writes the
+/// same layouts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OperandSmem {
+    /// The operand's K dimension (1 for `a`, 0 for `b`).
+    k_dim: usize,
+    mn_major: bool,
+    /// Swizzle width in bytes.
+    w: u32,
+}
+
+/// Swizzle width for lines of `line_bytes` bytes, or `None` when no
+/// swizzle mode holds them.
+fn operand_swizzle(line_bytes: u32) -> Option<u32> {
+    let w = line_bytes.min(128);
+    (matches!(w, 32 | 64 | 128) && line_bytes.is_multiple_of(w)).then_some(w)
+}
+
+/// The shared-memory layout for operand tile `shape` (K along `k_dim`) in
+/// register `layout`, read by a dot with accumulator layout `mma`.
+fn operand_smem(
+    layout: &Layout,
+    shape: &[u32],
+    k_dim: usize,
+    eb: u32,
+    mma: &Mma,
+) -> Option<OperandSmem> {
+    let mn_dim = 1 - k_dim;
+    let runs_along_mn = matches!(
+        (layout, layout.digits(shape).first()),
+        (Layout::Blocked(b), Some(d))
+            if d.dim as usize == mn_dim && d.stride == 1 && d.size > 1
+                && b.size_per_thread[mn_dim] == d.size
+    );
+    // Bytes of M or N one wgmma reads: a warpgroup's 64 rows of `a`, the
+    // instruction's N columns of `b`. Each must be whole lines.
+    let per_instr = if k_dim == 1 { 64 } else { mma.instr_n } * eb;
+    if runs_along_mn && mma.version == MmaVersion::V3 && eb == 2 {
+        if let Some(w) = operand_swizzle(shape[mn_dim] * eb) {
+            if per_instr.is_multiple_of(w) {
+                return Some(OperandSmem {
+                    k_dim,
+                    mn_major: true,
+                    w,
+                });
+            }
+        }
+    }
+    operand_swizzle(shape[k_dim] * eb).map(|w| OperandSmem {
+        k_dim,
+        mn_major: false,
+        w,
+    })
 }
 
 /// The most shared memory operand buffers may take; what does not fit is
@@ -316,11 +368,23 @@ fn plan_operand_buffers(
         }
         let k_dim = 1 - role;
         let shape = ty.shape();
-        let kbytes = shape[k_dim] * ty.scalar_type().map_or(4, |s| s.byte_size());
-        let Some(swizzle) = operand_swizzle(kbytes) else {
+        let eb = ty.scalar_type().map_or(4, |s| s.byte_size());
+        let home = layouts.home(r).expect("checked above");
+        // One layout must serve every dot reading the buffer.
+        let mut layouts_wanted =
+            users
+                .iter()
+                .map(|&(u, _)| match layouts.home(func.ops[u].results[0]) {
+                    Some(Layout::Mma(mma)) => operand_smem(home, shape, k_dim, eb, mma),
+                    _ => None,
+                });
+        let Some(Some(smem)) = layouts_wanted.next() else {
             continue;
         };
-        let bytes = (shape[role] * kbytes).div_ceil(1024) * 1024;
+        if layouts_wanted.any(|other| other != Some(smem)) {
+            continue;
+        }
+        let bytes = (shape[0] * shape[1] * eb).div_ceil(1024) * 1024;
         if total + bytes > OPERAND_BUFFER_BUDGET {
             continue;
         }
@@ -328,8 +392,7 @@ fn plan_operand_buffers(
             r,
             OperandBuffer {
                 offset: total,
-                k_dim,
-                swizzle,
+                smem,
             },
         );
         total += bytes;
@@ -1047,7 +1110,7 @@ impl<'f> Emitter<'f> {
                 if let Some(buf) = self.operand_buffers.get(&r).copied() {
                     // Earlier dots may still read the buffer's previous tile.
                     self.line("__syncthreads();");
-                    self.write_operand(name, layout, r, buf.k_dim, buf.offset, buf.swizzle);
+                    self.write_operand(name, layout, r, buf.smem, buf.offset);
                 }
             }
             OpKind::Reduce { .. } => self.reduce(op, Some(layout), name)?,
@@ -1744,70 +1807,95 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
 
     // --------------------------------------------------------------------- dot
 
-    /// Writes the `rows x k` operand tile `v` (register array `array` in
-    /// `layout`; `k_dim` is its K dimension) into shared memory at byte
-    /// `base` of `tw_smem_raw`, K-major with the swizzle of width `w` bytes.
+    /// Writes operand tile `v` (register array `array` in `layout`) into
+    /// shared memory at byte `base` of `tw_smem_raw`, laid out as `smem`
+    /// says ([`OperandSmem`]).
     fn write_operand(
         &mut self,
         array: &str,
         layout: &Layout,
         v: Value,
-        k_dim: usize,
+        smem: OperandSmem,
         base: u32,
-        w: u32,
     ) {
         let shape = self.ty(v).shape().to_vec();
         let s = self.scalar_of(v);
         let eb = s.byte_size();
         let c = cty(s);
-        let row_dim = 1 - k_dim;
-        let rows = shape[row_dim];
+        let OperandSmem { k_dim, mn_major, w } = smem;
+        let mn_dim = 1 - k_dim;
+        // A line of the layout is one row/column (K-major) or one K index
+        // (MN-major); the other coordinate walks along the line in bytes.
+        let (line_dim, along_dim) = if mn_major {
+            (k_dim, mn_dim)
+        } else {
+            (mn_dim, k_dim)
+        };
+        let lines = shape[line_dim];
         let regs = layout.regs_per_thread(&shape);
-        let row = Self::coord_c(layout, &shape, row_dim, "r");
-        let k = Self::coord_c(layout, &shape, k_dim, "r");
-        // A blocked layout whose registers run along K holds whole 16-byte
-        // chunks of a K-major row (its thread offsets along K are multiples
-        // of the per-thread run), and a swizzle moves 16-byte chunks only:
+        let line = Self::coord_c(layout, &shape, line_dim, "r");
+        let along = Self::coord_c(layout, &shape, along_dim, "r");
+        // A blocked layout whose registers run along the line holds whole
+        // 16-byte chunks of it (its thread offsets there are multiples of
+        // the per-thread run), and a swizzle moves 16-byte chunks only:
         // write those with one vector store each.
         let run = match (layout, layout.digits(&shape).first()) {
             (Layout::Blocked(b), Some(d))
-                if d.dim as usize == k_dim
+                if d.dim as usize == along_dim
                     && d.stride == 1
-                    && b.size_per_thread[k_dim] == d.size =>
+                    && b.size_per_thread[along_dim] == d.size =>
             {
                 d.size
             }
             _ => 1,
         };
         let v = run.min(16 / eb.max(1));
+        let at = format!("tw_smem_raw + {base} + tw_swz({line}, ({along}) * {eb}, {lines}, {w})");
         if v > 1 && (v * eb).is_power_of_two() && run.is_multiple_of(v) && regs.is_multiple_of(v) {
             let vt = vec_type(v * eb);
             self.line(format!(
-                "#pragma unroll\nfor (int r = 0; r < {regs}; r += {v}) {{\n  union {{ {vt} u; {c} e[{v}]; }} t;\n#pragma unroll\n  for (int e = 0; e < {v}; ++e) t.e[e] = {array}[r + e];\n  *({vt}*)(tw_smem_raw + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = t.u;\n}}"
+                "#pragma unroll\nfor (int r = 0; r < {regs}; r += {v}) {{\n  union {{ {vt} u; {c} e[{v}]; }} t;\n#pragma unroll\n  for (int e = 0; e < {v}; ++e) t.e[e] = {array}[r + e];\n  *({vt}*)({at}) = t.u;\n}}"
             ));
         } else {
             self.line(format!(
-                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) *({c}*)(tw_smem_raw + {base} + tw_swz({row}, ({k}) * {eb}, {rows}, {w})) = {array}[r];"
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) *({c}*)({at}) = {array}[r];"
             ));
         }
     }
 
-    /// Shared-memory byte offset (from `tw_smem_raw`) of a dot operand:
-    /// its operand buffer, or `scratch_offset` in the scratch area after
-    /// writing it there from registers.
-    fn operand_in_smem(&mut self, v: Value, k_dim: usize, scratch_offset: u32, w: u32) -> Res<u32> {
+    /// Where a dot operand is in shared memory: its operand buffer, or
+    /// `scratch_offset` in the scratch area after writing it there from
+    /// registers. Returns the byte offset from `tw_smem_raw` and the layout.
+    fn operand_in_smem(
+        &mut self,
+        v: Value,
+        k_dim: usize,
+        mma: &Mma,
+        scratch_offset: u32,
+        loc: Loc,
+    ) -> Res<(u32, OperandSmem)> {
         if let Some(buf) = self.operand_buffers.get(&v) {
-            return Ok(buf.offset);
+            return Ok((buf.offset, buf.smem));
         }
         let layout = self
             .layouts
             .home(v)
             .cloned()
             .ok_or_else(|| unsupported(Loc::UNKNOWN, "internal: dot operand without layout"))?;
+        let shape = self.ty(v).shape().to_vec();
+        let eb = self.scalar_of(v).byte_size();
+        let smem = operand_smem(&layout, &shape, k_dim, eb, mma).ok_or_else(|| {
+            unsupported(
+                loc,
+                format!(
+                    "`tl.dot` operand of shape {shape:?}: its K or M/N extent must make 32, 64 or a multiple of 128 bytes"
+                ),
+            )
+        })?;
         let a = self.tile(v, &layout)?;
         let base = self.operand_buffer_bytes + scratch_offset;
-        self.write_operand(&a, &layout, v, k_dim, base, w);
-        Ok(base)
+        self.write_operand(&a, &layout, v, smem, base);
+        Ok((base, smem))
     }
 
     fn dot(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
@@ -1846,9 +1934,6 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         }
         let eb = at.byte_size();
         let kbytes = k * eb;
-        let Some(w) = operand_swizzle(kbytes) else {
-            return Err(unsupported(data.loc, format!("`tl.dot` with K*sizeof = {kbytes} bytes: the operands need 32, 64 or a multiple of 128 bytes per row")));
-        };
         self.line(format!("// dot {m}x{n}x{k} ({layout})"));
         let staged_here = [a, b].iter().any(|v| !self.operand_buffers.contains_key(v));
         let scratch_b = if self.operand_buffers.contains_key(&a) {
@@ -1861,8 +1946,15 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
             self.smem(scratch_b + n * kbytes);
             self.line("__syncthreads();");
         }
-        let a_base = self.operand_in_smem(a, 1, 0, w)?;
-        let b_base = self.operand_in_smem(b, 0, scratch_b, w)?;
+        let (a_base, a_smem) = self.operand_in_smem(a, 1, mma, 0, data.loc)?;
+        let (b_base, b_smem) = self.operand_in_smem(b, 0, mma, scratch_b, data.loc)?;
+        if mma.version == MmaVersion::V2 && (a_smem.mn_major || b_smem.mn_major) {
+            return Err(unsupported(
+                data.loc,
+                "internal: MN-major operand for mma.sync",
+            ));
+        }
+        let (wa, wb) = (a_smem.w, b_smem.w);
         // Generic-proxy writes (ours) before async-proxy reads (wgmma).
         self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
         self.line("__syncthreads();");
@@ -1880,10 +1972,9 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 at,
                 *input_precision,
                 k,
-                w,
                 m,
                 n,
-                [a_base, b_base],
+                [(a_base, a_smem), (b_base, b_smem)],
             )?,
             MmaVersion::V2 => {
                 if !matches!(at, ScalarType::F16 | ScalarType::BF16) {
@@ -1918,10 +2009,10 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                         ));
                         self.line("const unsigned kb = (ks * 16 + tig * 2) * 2;");
                         let lda = |row: &str, kb: &str| {
-                            format!("*(const unsigned*)(tw_smem_raw + {a_base} + tw_swz({row}, {kb}, {m}, {w}))")
+                            format!("*(const unsigned*)(tw_smem_raw + {a_base} + tw_swz({row}, {kb}, {m}, {wa}))")
                         };
                         let ldb = |kb: &str| {
-                            format!("*(const unsigned*)(tw_smem_raw + {b_base} + tw_swz(col, {kb}, {n}, {w}))")
+                            format!("*(const unsigned*)(tw_smem_raw + {b_base} + tw_swz(col, {kb}, {n}, {wb}))")
                         };
                         self.line(format!(
                             "const unsigned a0 = {}, a1 = {}, a2 = {}, a3 = {};",
@@ -1960,13 +2051,12 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         at: ScalarType,
         precision: InputPrecision,
         k: u32,
-        w: u32,
         m: u32,
         n: u32,
-        [a_base, b_base]: [u32; 2],
+        [(a_base, a_smem), (b_base, b_smem)]: [(u32, OperandSmem); 2],
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
-        let (kstep, types, trans) = match at {
+        let (kstep, types, can_transpose) = match at {
             ScalarType::F16 => (16, "f32.f16.f16", true),
             ScalarType::BF16 => (16, "f32.bf16.bf16", true),
             ScalarType::F32 if precision != InputPrecision::Ieee => (8, "f32.tf32.tf32", false),
@@ -1992,7 +2082,20 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
         self.line("asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");");
         let dlist: Vec<String> = (0..per).map(|i| format!("%{i}")).collect();
-        let imm = if trans { "p, 1, 1, 0, 0" } else { "p, 1, 1" };
+        if !can_transpose && (a_smem.mn_major || b_smem.mn_major) {
+            return Err(unsupported(
+                Loc::UNKNOWN,
+                format!("internal: MN-major {at} operand (wgmma transposes 16-bit types only)"),
+            ));
+        }
+        let imm = if can_transpose {
+            format!(
+                "p, 1, 1, {}, {}",
+                a_smem.mn_major as u32, b_smem.mn_major as u32
+            )
+        } else {
+            "p, 1, 1".to_string()
+        };
         for rm in 0..reps[0] {
             for rn in 0..reps[1] {
                 let d0 = (rm * reps[1] + rn) * per;
@@ -2002,13 +2105,17 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 ));
                 self.indent += 1;
                 self.line(format!("const unsigned kb = ks * {};", kstep * eb));
+                self.line(format!("const unsigned k0 = ks * {kstep};"));
+                // First row of `a` / column of `b` this instruction reads.
+                let m0 = format!("{} + gm_ * 64", rm * 16 * wm);
+                let n0 = format!("{} + gn_ * {nn}", rn * nn * wn);
                 self.line(format!(
-                    "const unsigned long long da = tw_desc(smem_u32 + {a_base} + tw_lin({} + gm_ * 64, kb, {m}, {w}), {w});",
-                    rm * 16 * wm
+                    "const unsigned long long da = {};",
+                    operand_desc(a_base, a_smem, &m0, m, k, eb)
                 ));
                 self.line(format!(
-                    "const unsigned long long db = tw_desc(smem_u32 + {b_base} + tw_lin({} + gn_ * {nn}, kb, {n}, {w}), {w});",
-                    rn * nn * wn
+                    "const unsigned long long db = {};",
+                    operand_desc(b_base, b_smem, &n0, n, k, eb)
                 ));
                 let outs: Vec<String> = (0..per)
                     .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
@@ -2158,6 +2265,20 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
 }
 
 /// Row-major linear index of register `r`'s element.
+/// C expression of the wgmma descriptor of an operand at byte `base` of
+/// shared memory, for the instruction whose first M/N index is `mn0`
+/// (of `mn` in the tile) at the K step whose first K index is `k0`/byte
+/// `kb` (variables of the emitted loop).
+fn operand_desc(base: u32, smem: OperandSmem, mn0: &str, mn: u32, k: u32, eb: u32) -> String {
+    let w = smem.w;
+    if smem.mn_major {
+        // Lines are K indices: start at line k0, byte mn0 * eb along it.
+        format!("tw_desc_mn(smem_u32 + {base} + tw_lin(k0, ({mn0}) * {eb}, {k}, {w}), {w}, {k})")
+    } else {
+        format!("tw_desc(smem_u32 + {base} + tw_lin({mn0}, kb, {mn}, {w}), {w})")
+    }
+}
+
 fn linear_c(layout: &Layout, shape: &[u32], r: &str) -> String {
     let mut parts = Vec::new();
     let mut stride = 1u32;
@@ -2400,10 +2521,24 @@ static __device__ __forceinline__ unsigned tw_swz(unsigned row, unsigned kb, uns
   const unsigned lin = tw_lin(row, kb, rows, w);
   return lin ^ (((lin >> 7) & (w / 16 - 1)) << 4);
 }
-// wgmma shared-memory matrix descriptor for a K-major swizzled tile.
+// wgmma shared-memory matrix descriptor for a K-major swizzled tile:
+// the stride byte offset steps 8 lines (one swizzle atom), the leading one
+// is unused.
 static __device__ __forceinline__ unsigned long long tw_desc(unsigned addr, unsigned w) {
   unsigned long long d = (unsigned long long)((addr & 0x3FFFF) >> 4);
   d |= (unsigned long long)1 << 16;
+  d |= (unsigned long long)((8 * w) >> 4) << 32;
+  d |= (unsigned long long)(w == 128 ? 1 : (w == 64 ? 2 : 3)) << 62;
+  return d;
+}
+// The same for an MN-major tile of `klines` K lines per w-byte block
+// (read with the transpose bit): the leading byte offset steps from one
+// block of M/N to the next (klines * w bytes), the stride byte offset
+// steps 8 K lines (PTX ISA, wgmma shared-memory layouts: MN-major
+// ((T,w/16,m),(8,k)) : ((1,T,LBO),(w/16*T,SBO))).
+static __device__ __forceinline__ unsigned long long tw_desc_mn(unsigned addr, unsigned w, unsigned klines) {
+  unsigned long long d = (unsigned long long)((addr & 0x3FFFF) >> 4);
+  d |= (unsigned long long)(((klines * w) & 0x3FFFF) >> 4) << 16;
   d |= (unsigned long long)((8 * w) >> 4) << 32;
   d |= (unsigned long long)(w == 128 ? 1 : (w == 64 ? 2 : 3)) << 62;
   return d;
