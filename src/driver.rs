@@ -134,6 +134,7 @@ pub fn generate_cuda(
 ) -> Result<KernelSource, Failure> {
     let opts = CodegenOptions {
         source_path: Some(path.to_string()),
+        mn_major_operands: std::env::var_os("TAWA_EXPERIMENTAL_MN_MAJOR").is_some_and(|v| v == "1"),
     };
     tawa_backend::generate_cuda(func, &opts)
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))

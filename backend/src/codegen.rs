@@ -46,6 +46,11 @@ pub enum ParamType {
 pub struct CodegenOptions {
     /// Write `// line:col` comments pointing into this source file.
     pub source_path: Option<String>,
+    /// Let `dot` operands whose registers run along M/N lie MN-major in
+    /// shared memory (16-byte stores, wgmma's transpose bit) instead of
+    /// being transposed into K-major. Off until it has run on a GPU; the
+    /// driver turns it on with `TAWA_EXPERIMENTAL_MN_MAJOR=1`.
+    pub mn_major_operands: bool,
 }
 
 /// Why a function could not be turned into CUDA: an op or type the backend
@@ -117,7 +122,13 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         .source_path
         .as_ref()
         .and_then(|p| std::fs::read_to_string(p).ok());
-    let emitted = crate::emit_cuda::emit(func, &layouts, &axis, source.as_deref())?;
+    let emitted = crate::emit_cuda::emit(
+        func,
+        &layouts,
+        &axis,
+        source.as_deref(),
+        opts.mn_major_operands,
+    )?;
     Ok(KernelSource {
         name: func.name.clone(),
         cuda: emitted.cuda,

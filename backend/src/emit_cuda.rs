@@ -249,6 +249,8 @@ struct Emitter<'f> {
     operand_buffers: HashMap<Value, OperandBuffer>,
     /// Bytes of shared memory the operand buffers take, below the scratch.
     operand_buffer_bytes: u32,
+    /// `CodegenOptions::mn_major_operands`.
+    mn_major_operands: bool,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -292,6 +294,7 @@ fn operand_smem(
     k_dim: usize,
     eb: u32,
     mma: &Mma,
+    allow_mn_major: bool,
 ) -> Option<OperandSmem> {
     let mn_dim = 1 - k_dim;
     let runs_along_mn = matches!(
@@ -303,7 +306,7 @@ fn operand_smem(
     // Bytes of M or N one wgmma reads: a warpgroup's 64 rows of `a`, the
     // instruction's N columns of `b`. Each must be whole lines.
     let per_instr = if k_dim == 1 { 64 } else { mma.instr_n } * eb;
-    if runs_along_mn && mma.version == MmaVersion::V3 && eb == 2 {
+    if allow_mn_major && runs_along_mn && mma.version == MmaVersion::V3 && eb == 2 {
         if let Some(w) = operand_swizzle(shape[mn_dim] * eb) {
             if per_instr.is_multiple_of(w) {
                 return Some(OperandSmem {
@@ -335,6 +338,7 @@ const OPERAND_BUFFER_BUDGET: u32 = 160 * 1024;
 fn plan_operand_buffers(
     func: &Function,
     layouts: &LayoutMap,
+    mn_major_operands: bool,
 ) -> (HashMap<Value, OperandBuffer>, u32) {
     let mut uses: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
     let mut loads = Vec::new();
@@ -375,7 +379,9 @@ fn plan_operand_buffers(
             users
                 .iter()
                 .map(|&(u, _)| match layouts.home(func.ops[u].results[0]) {
-                    Some(Layout::Mma(mma)) => operand_smem(home, shape, k_dim, eb, mma),
+                    Some(Layout::Mma(mma)) => {
+                        operand_smem(home, shape, k_dim, eb, mma, mn_major_operands)
+                    }
                     _ => None,
                 });
         let Some(Some(smem)) = layouts_wanted.next() else {
@@ -406,6 +412,7 @@ pub fn emit(
     layouts: &LayoutMap,
     axis: &AxisInfoMap,
     source: Option<&str>,
+    mn_major_operands: bool,
 ) -> Res<Emitted> {
     let mut e = Emitter {
         func,
@@ -422,8 +429,10 @@ pub fn emit(
         last_line: 0,
         operand_buffers: HashMap::new(),
         operand_buffer_bytes: 0,
+        mn_major_operands,
     };
-    (e.operand_buffers, e.operand_buffer_bytes) = plan_operand_buffers(func, layouts);
+    (e.operand_buffers, e.operand_buffer_bytes) =
+        plan_operand_buffers(func, layouts, mn_major_operands);
     let mut params = Vec::new();
     for p in &func.params {
         let ty = func.ty(p.value);
@@ -1884,7 +1893,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
             .ok_or_else(|| unsupported(Loc::UNKNOWN, "internal: dot operand without layout"))?;
         let shape = self.ty(v).shape().to_vec();
         let eb = self.scalar_of(v).byte_size();
-        let smem = operand_smem(&layout, &shape, k_dim, eb, mma).ok_or_else(|| {
+        let smem = operand_smem(&layout, &shape, k_dim, eb, mma, self.mn_major_operands).ok_or_else(|| {
             unsupported(
                 loc,
                 format!(
@@ -2105,7 +2114,9 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 ));
                 self.indent += 1;
                 self.line(format!("const unsigned kb = ks * {};", kstep * eb));
-                self.line(format!("const unsigned k0 = ks * {kstep};"));
+                if a_smem.mn_major || b_smem.mn_major {
+                    self.line(format!("const unsigned k0 = ks * {kstep};"));
+                }
                 // First row of `a` / column of `b` this instruction reads.
                 let m0 = format!("{} + gm_ * 64", rm * 16 * wm);
                 let n0 = format!("{} + gn_ * {nn}", rn * nn * wn);
