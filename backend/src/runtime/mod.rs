@@ -30,6 +30,10 @@
 //!   row-major through the transpose trick, strided views) on the Gpu's
 //!   stream.
 //!
+//! - [`tensor_map::TensorMapSpec`]: TMA tensor maps (`CUtensorMap`),
+//!   validated against the driver's rules on any machine, encoded with
+//!   `cuTensorMapEncodeTiled` into a launch argument.
+//!
 //! Where the tools come from: [`crate::toolchain`].
 
 pub mod blas;
@@ -38,6 +42,7 @@ mod error;
 mod gpu;
 mod nvrtc;
 mod ptxas;
+pub mod tensor_map;
 
 pub use error::{NvrtcDiagnostic, RuntimeError};
 pub use gpu::{
