@@ -19,6 +19,14 @@ done
 timeout ${BENCH_TIMEOUT_GEMM:-90} gpu-bin/tawa-rs bench triton-examples/kernels/matmul.py --case square_4096 --iters ${ITERS:-100} \
   > "$out/bench-matmul.txt" 2>&1; echo "bench matmul rc=$?" >> "$out/status.txt"
 
+# The runtime's GPU probes (saxpy launch, TMA copy + swizzle), when their
+# test binary was carried (`cargo test --release -p tawa-backend --test
+# runtime --no-run`, copied to gpu-bin/runtime-test).
+if [ -x gpu-bin/runtime-test ]; then
+  TAWA_GPU_TESTS=1 timeout 120 gpu-bin/runtime-test gpu_ --nocapture > "$out/runtime-test.txt" 2>&1
+  echo "runtime probes rc=$?" >> "$out/status.txt"
+fi
+
 # The suite: one process per case under a watchdog.
 TAWA_GPU_TESTS=1 TAWA_GPU_LOG="$out/gpu.log" TAWA_GPU_TIMEOUT=${TAWA_GPU_TIMEOUT:-90} \
   timeout ${SUITE_TIMEOUT:-300} gpu-bin/gpu-test --nocapture > "$out/gpu-test.txt" 2>&1
