@@ -21,7 +21,8 @@
 //!   backward from its anchors after the fact).
 //! - **Forward propagation.** Elementwise ops take the layout of their
 //!   heaviest operand (one computed by a load, dot, reduction or loop; an
-//!   MMA accumulator first, then a slice of one), so expensive values never
+//!   MMA accumulator first, then a slice of one, then values computed in
+//!   the loop body before loop-carried ones), so expensive values never
 //!   move; `broadcast` keeps its operand's layout;
 //!   `reduce` along `d` gives `Slice(d, operand)`; `expand_dims(d)` of a
 //!   `Slice(d, P)` gives back `P`.
@@ -38,7 +39,7 @@
 //!   homes and which values are light.
 
 use tawa_ir::{
-    Block, Elem, Function, InputPrecision, OpKind, ScalarType, SecondaryMap, Type, Value,
+    Block, Elem, Function, InputPrecision, OpKind, ScalarType, SecondaryMap, Type, Value, ValueDef,
 };
 
 use crate::codegen::CodegenError;
@@ -283,16 +284,22 @@ impl Assigner<'_> {
         // `acc += tl.dot(a, b)` adds in the MMA layout and
         // `tl.maximum(m_i, tl.max(qk, 1))` stays a slice of it; the carried
         // `acc` and `m_i` then follow through the loop fixpoint.
+        // A loop-carried value ranks below other heavy values: the loop
+        // fixpoint moves it to whatever layout its update settles in
+        // (layer norm's `partial_sum += x` accumulates in the layout of the
+        // loaded `x`, not the default one of `tl.zeros`).
+        let carried = |v: Value| matches!(self.func.values[v].def, ValueDef::Arg(b, _) if self.func.blocks[b].parent.is_some());
         let rank = |v: Value| -> u32 {
             match (&self.map.home[v], self.map.heavy[v]) {
                 (_, false) => 0,
-                (Some(Layout::Mma(_)), true) => 3,
+                (Some(Layout::Mma(_)), true) => 4,
                 (Some(Layout::Slice { parent, .. }), true)
                     if matches!(**parent, Layout::Mma(_)) =>
                 {
-                    2
+                    3
                 }
-                _ => 1,
+                _ if carried(v) => 1,
+                _ => 2,
             }
         };
         let mut best: Option<(u32, Value)> = None;
