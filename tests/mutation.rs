@@ -381,8 +381,8 @@ enum Outcome {
     Bug(String),
 }
 
-/// Compile, verify, round trip or render: everything the frontend's caller
-/// does with a result.
+/// Compile, verify, round trip and generate CUDA, or render: everything the
+/// frontend's callers do with a result.
 fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
     match tawa_frontend::compile(path, source, opts) {
         Ok(module) => {
@@ -391,6 +391,11 @@ fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
             }
             if let Err(e) = common::check_round_trip(&module) {
                 return Outcome::Bug(format!("compiled, but {e}"));
+            }
+            // The backend must turn what the frontend accepts into CUDA or a
+            // diagnostic, never a panic (caught by the caller as a bug).
+            for func in &module.functions {
+                let _ = tawa_backend::generate_cuda(func, &Default::default());
             }
             Outcome::Compiled
         }
