@@ -132,10 +132,25 @@ pub fn generate_cuda(
     func: &Function,
     color: bool,
 ) -> Result<KernelSource, Failure> {
-    let opts = CodegenOptions {
+    let mut opts = CodegenOptions {
         source_path: Some(path.to_string()),
-        mn_major_operands: std::env::var_os("TAWA_EXPERIMENTAL_MN_MAJOR").is_some_and(|v| v == "1"),
+        ..CodegenOptions::default()
     };
+    for feature in std::env::var("TAWA_EXPERIMENTAL")
+        .unwrap_or_default()
+        .split(',')
+    {
+        match feature.trim() {
+            "" => {}
+            "mn-major" => opts.mn_major_operands = true,
+            "coalesce" => opts.coalesce_loads = true,
+            other => {
+                return Err(Failure::user(format!(
+                    "error: unknown feature `{other}` in TAWA_EXPERIMENTAL (known: mn-major, coalesce)\n"
+                )))
+            }
+        }
+    }
     tawa_backend::generate_cuda(func, &opts)
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
 }

@@ -49,8 +49,12 @@ pub struct CodegenOptions {
     /// Let `dot` operands whose registers run along M/N lie MN-major in
     /// shared memory (16-byte stores, wgmma's transpose bit) instead of
     /// being transposed into K-major. Off until it has run on a GPU; the
-    /// driver turns it on with `TAWA_EXPERIMENTAL_MN_MAJOR=1`.
+    /// driver turns it on with `TAWA_EXPERIMENTAL=mn-major`.
     pub mn_major_operands: bool,
+    /// Anchor each global load's layout along the dimension its pointers
+    /// are contiguous in (`layout_assign::load_anchor`) instead of the
+    /// last one. Off until it has run on a GPU: `TAWA_EXPERIMENTAL=coalesce`.
+    pub coalesce_loads: bool,
 }
 
 /// Why a function could not be turned into CUDA: an op or type the backend
@@ -116,8 +120,9 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         });
     }
     let func = &func;
-    let layouts = crate::layout_assign::assign_layouts(func)?;
     let axis = crate::axis_info::analyze(func);
+    let layouts =
+        crate::layout_assign::assign_layouts_with(func, opts.coalesce_loads.then_some(&axis))?;
     let source = opts
         .source_path
         .as_ref()

@@ -42,6 +42,7 @@ use tawa_ir::{
     Block, Elem, Function, InputPrecision, OpKind, ScalarType, SecondaryMap, Type, Value, ValueDef,
 };
 
+use crate::axis_info::AxisInfoMap;
 use crate::codegen::CodegenError;
 use crate::layout::{Blocked, Layout, Mma, MmaVersion};
 
@@ -146,7 +147,52 @@ struct Assigner<'f> {
     map: LayoutMap,
     /// Backward preferences (see the module docs).
     want: SecondaryMap<Value, Option<Layout>>,
+    coalesce_by: Option<&'f AxisInfoMap>,
     error: Option<CodegenError>,
+}
+
+/// The layout a global load is anchored to: the default blocked layout of
+/// its shape, or, with `axis` facts (the coalescing option), one whose
+/// fastest dimension is the one the pointers are contiguous along (Triton's
+/// coalesce pass), so that the matmul tutorial's `b` with strides `[1, K]`
+/// or attention's `k` tile (contiguous along the head dimension, dim 0) are
+/// read 16 bytes per thread instead of one element per thread.
+pub fn load_anchor(
+    func: &Function,
+    load: tawa_ir::Op,
+    num_warps: u32,
+    axis: Option<&AxisInfoMap>,
+) -> Option<Layout> {
+    let data = &func.ops[load];
+    let r = *data.results.first()?;
+    let ty = func.ty(r);
+    let default = default_layout(ty, num_warps)?;
+    let (Some(axis), Some(&ptr)) = (axis, data.operands.first()) else {
+        return Some(default);
+    };
+    if !func.ty(ptr).is_tensor() {
+        return Some(default);
+    }
+    let shape = ty.shape();
+    let contiguity = &axis.get(ptr).contiguity;
+    if contiguity.len() != shape.len() {
+        return Some(default);
+    }
+    // Most contiguous first; ties keep the default order (last dim first).
+    let mut order: Vec<u32> = (0..shape.len() as u32).rev().collect();
+    order.sort_by_key(|&d| std::cmp::Reverse(contiguity[d as usize].min(shape[d as usize])));
+    let Layout::Blocked(b) = &default else {
+        return Some(default);
+    };
+    if order == b.order {
+        return Some(default);
+    }
+    Some(Layout::Blocked(Blocked::with_order(
+        shape,
+        num_warps,
+        access_bytes(ty.elem()?),
+        order,
+    )))
 }
 
 /// Ops computing each result element from the same element of their
@@ -169,7 +215,11 @@ fn is_elementwise(kind: &OpKind) -> bool {
 /// The layouts loads want for the tiles that feed them, propagated backward
 /// to a fixpoint. First preference wins where two consumers disagree (the
 /// other one rematerializes or converts, as without preferences).
-fn backward_preferences(func: &Function, num_warps: u32) -> SecondaryMap<Value, Option<Layout>> {
+fn backward_preferences(
+    func: &Function,
+    num_warps: u32,
+    axis: Option<&AxisInfoMap>,
+) -> SecondaryMap<Value, Option<Layout>> {
     let mut want: SecondaryMap<Value, Option<Layout>> = SecondaryMap::new();
     let mut ops = Vec::new();
     func.walk(&mut |op| ops.push(op));
@@ -189,8 +239,7 @@ fn backward_preferences(func: &Function, num_warps: u32) -> SecondaryMap<Value, 
             let res = data.results.first().copied();
             match &data.kind {
                 OpKind::Load { .. } => {
-                    let r = res.unwrap();
-                    if let Some(l) = default_layout(func.ty(r), num_warps) {
+                    if let Some(l) = load_anchor(func, op, num_warps, axis) {
                         for &v in &data.operands {
                             changed |= prefer(&mut want, v, &l);
                         }
@@ -240,6 +289,15 @@ fn backward_preferences(func: &Function, num_warps: u32) -> SecondaryMap<Value, 
 
 /// Runs the pass.
 pub fn assign_layouts(func: &Function) -> Result<LayoutMap, CodegenError> {
+    assign_layouts_with(func, None)
+}
+
+/// Runs the pass; with `coalesce_by`, loads are anchored along the
+/// dimension their pointers are contiguous in ([`load_anchor`]).
+pub fn assign_layouts_with(
+    func: &Function,
+    coalesce_by: Option<&AxisInfoMap>,
+) -> Result<LayoutMap, CodegenError> {
     let mut a = Assigner {
         func,
         map: LayoutMap {
@@ -247,7 +305,8 @@ pub fn assign_layouts(func: &Function) -> Result<LayoutMap, CodegenError> {
             heavy: SecondaryMap::new(),
             num_warps: func.attrs.num_warps,
         },
-        want: backward_preferences(func, func.attrs.num_warps),
+        want: backward_preferences(func, func.attrs.num_warps, coalesce_by),
+        coalesce_by,
         error: None,
     };
     a.block(func.body);
@@ -398,7 +457,12 @@ impl Assigner<'_> {
                     .or_else(|| self.default_for(r));
                 self.set(r, layout, true);
             }
-            OpKind::Load { .. } | OpKind::DescLoad | OpKind::AtomicCas { .. } => {
+            OpKind::Load { .. } => {
+                let r = res.unwrap();
+                let anchor = load_anchor(f, op, self.map.num_warps, self.coalesce_by);
+                self.set(r, anchor, true);
+            }
+            OpKind::DescLoad | OpKind::AtomicCas { .. } => {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);
             }
