@@ -456,6 +456,13 @@ impl Assigner<'_> {
             | OpKind::DebugBarrier
             | OpKind::Print { .. }
             | OpKind::Assert { .. } => {}
+            // Warp-specialized IR is refused before layouts are assigned
+            // (`codegen::generate_cuda`); its lowering lives in tawa-aref.
+            OpKind::ArefCreate
+            | OpKind::ArefPut
+            | OpKind::ArefGet
+            | OpKind::ArefConsumed
+            | OpKind::WarpSpecialize { .. } => {}
         }
     }
 
