@@ -56,19 +56,20 @@
 //!
 //! # Iterations, slots and phases
 //!
-//! Every aref op names an iteration index `i >= 0`. Iteration `i` uses slot
-//! `s = i % D` for the `r`-th time, `r = i / D`, and its phase parity is
-//! `k = r & 1`.
+//! Every aref op names an iteration index `i >= 0`. Iteration `i` uses
+//! slot `s = i % D` in round `r = i / D` (the slot's uses before it), and
+//! its phase parity is `k = r & 1`.
 //!
 //! Contract: the producer's puts carry `i = 0, 1, 2, ...` in its program
 //! order; every consuming partition gets every iteration, in the same
 //! order, and releases (`aref.consumed`) exactly the iterations it got, in
-//! the order it got them. Hence before iteration `i` the slot's barriers
-//! have completed exactly `r` phases per side, which is what lets a phase
-//! parity stand for the phase. (Several consumers take turns, as in a
-//! ping-pong schedule, through one aref each.) A persistent kernel whose
-//! `ws` loops over tiles keeps counting across tiles; it does not restart
-//! at 0.
+//! the order it got them. Hence when the put of iteration `i` may go on,
+//! `empty[s]` has completed exactly `r` phases, and when its gets may go
+//! on, `full[s]` has completed exactly `r + 1`: a waiter is never two
+//! phases away, which is what lets a parity stand for the phase. (Several
+//! consumers that take turns, as in a ping-pong schedule, use one aref
+//! each.) A persistent kernel whose `ws` loops over tiles keeps counting
+//! across tiles; it does not restart at 0.
 //!
 //! - `aref.put %r, %i, %v...`: wait `empty[s]` for parity `k ^ 1`; write
 //!   the buffers of slot `s`; arrive on `full[s]`. The producer waits on
