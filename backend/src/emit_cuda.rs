@@ -822,6 +822,12 @@ impl<'f> Emitter<'f> {
                 self.decl_tile(v, &layout, &name);
                 CVal::Tile(name)
             }
+            Type::Aref { .. } => {
+                return Err(unsupported(
+                    Loc::UNKNOWN,
+                    format!("internal: {v} of type {ty} carried across a region"),
+                ))
+            }
             Type::BlockPtr { .. } | Type::TensorDesc { .. } => {
                 let comps = bundle_components(&ty);
                 let mut names = Vec::new();
@@ -915,7 +921,12 @@ impl<'f> Emitter<'f> {
             | OpKind::Reshape
             | OpKind::Trans { .. }
             | OpKind::Join
-            | OpKind::Split => Err(unsupported(
+            | OpKind::Split
+            | OpKind::ArefCreate
+            | OpKind::ArefPut
+            | OpKind::ArefGet
+            | OpKind::ArefConsumed
+            | OpKind::WarpSpecialize { .. } => Err(unsupported(
                 data.loc,
                 format!(
                     "`{}` is not supported by the CUDA backend yet",

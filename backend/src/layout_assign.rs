@@ -527,6 +527,13 @@ impl Assigner<'_> {
             | OpKind::DebugBarrier
             | OpKind::Print { .. }
             | OpKind::Assert { .. } => {}
+            // Warp-specialized IR is refused before layouts are assigned
+            // (`codegen::generate_cuda`); its lowering lives in tawa-aref.
+            OpKind::ArefCreate
+            | OpKind::ArefPut
+            | OpKind::ArefGet
+            | OpKind::ArefConsumed
+            | OpKind::WarpSpecialize { .. } => {}
         }
     }
 

@@ -92,3 +92,24 @@ fn attention_keeps_row_statistics_in_the_accumulator_layout() {
         "q is not staged before the loop"
     );
 }
+
+#[test]
+fn warp_specialized_ir_is_refused_with_its_location() {
+    // The lowering of ws and arefs belongs to tawa-aref and is not written
+    // yet: the plain backend must stop at the op, not mis-compile it.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../ir/tests/text/warp_specialize.tir"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let module = tawa_ir::parse_module(&text).unwrap();
+    let err = generate_cuda(&module.functions[0], &CodegenOptions::default()).unwrap_err();
+    assert_eq!(
+        (err.loc.line, err.loc.col, err.message.as_str()),
+        (
+            7,
+            12,
+            "`aref.create`: the CUDA backend does not lower warp-specialized IR (ws, arefs) yet"
+        )
+    );
+}

@@ -5,8 +5,13 @@
 //! - [`function`]: arenas with typed handles for values, ops and blocks.
 //! - [`printer`], [`parser`]: the textual form, which round-trips exactly.
 //! - [`verifier`]: the IR's invariants, checked after every pass in tests.
+//! - [`interp`]: the CPU interpreter, the reference of every correctness
+//!   test.
 //!
-//! The IR knows nothing about Python, CUDA or warps.
+//! The IR knows nothing about Python or CUDA. Warp specialization appears
+//! only as the `ws` region op (partitions with a role, warp count and
+//! register budget) and arefs (`aref.create`/`put`/`get`/`consumed`);
+//! their semantics, simulation and lowering live in `tawa-aref`.
 
 pub mod combine;
 pub mod function;

@@ -440,6 +440,19 @@ pub struct LoopAttrs {
     pub warp_specialize: bool,
 }
 
+/// One partition of a `ws` op: a group of warpgroups running one role of a
+/// warp-specialized kernel (`partition producer (num_warps = 4, regs = 40)`).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Partition {
+    /// What the partition does (`producer`, `consumer`); unique in its op.
+    pub role: String,
+    /// Warps running the region: whole warpgroups, a multiple of 4.
+    pub num_warps: u32,
+    /// Per-thread register budget set with `setmaxnreg` on entry (24..=256,
+    /// a multiple of 8); `None` keeps the kernel's.
+    pub regs: Option<u32>,
+}
+
 /// What an op does. Operand order is fixed per kind (documented on each
 /// variant); optional operands are announced by a flag in the variant so that
 /// operand positions never need guessing.
@@ -579,6 +592,30 @@ pub enum OpKind {
     /// Terminator of the function body.
     Return,
 
+    /// `() -> aref<D x (T...)>`: a ring of `D` slots, each carrying one
+    /// value of every buffer type `T` (depth and buffer types are in the
+    /// result type). Created outside the `ws` op whose partitions use it.
+    ArefCreate,
+    /// `(aref, i: int, values...) -> ()`: iteration `i` writes slot `i % D`
+    /// once the slot is empty (phase `(i / D) & 1`), then marks it full.
+    /// The values have the aref's buffer types, in order. A TMA flavour
+    /// (the copy engine writes the slot and completes `full` itself) will be
+    /// a flag on this op; it changes the lowering, not these semantics.
+    ArefPut,
+    /// `(aref, i: int) -> (values...)`: waits until slot `i % D` is full for
+    /// iteration `i`, then borrows it; the results are views of the slot's
+    /// buffers, read where they are used.
+    ArefGet,
+    /// `(aref, i: int) -> ()`: the partition is done with slot `i % D` (every
+    /// read finished); once every consuming partition has said so, the
+    /// producer may refill it.
+    ArefConsumed,
+    /// `() -> ()`: warp specialization. One region per partition, run
+    /// concurrently; each takes no arguments and ends in `yield` with no
+    /// operands. Values defined before the op are visible inside; the op
+    /// ends when every partition has ended.
+    WarpSpecialize { partitions: Vec<Partition> },
+
     /// `tl.debug_barrier()`: all threads of the program wait here.
     DebugBarrier,
     /// `(values...) -> ()`: `tl.device_print(prefix, values...)`.
@@ -614,6 +651,12 @@ impl OpKind {
                 // A load may fault, and volatile loads must stay.
                 | OpKind::Load { .. }
                 | OpKind::DescLoad
+                // Each create is a distinct ring; the others synchronize.
+                | OpKind::ArefCreate
+                | OpKind::ArefPut
+                | OpKind::ArefGet
+                | OpKind::ArefConsumed
+                | OpKind::WarpSpecialize { .. }
         )
     }
 }

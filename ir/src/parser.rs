@@ -68,7 +68,8 @@ pub fn parse_function(text: &str) -> PResult<Function> {
 }
 
 /// Parses a type in the syntax of [`Type`]'s `Display` (`i32`, `ptr<f16>`,
-/// `tensor<64x32xf16>`, `block_ptr<tensor<64xf32>>`, `tensordesc<...>`).
+/// `tensor<64x32xf16>`, `block_ptr<tensor<64xf32>>`, `tensordesc<...>`,
+/// `aref<2 x (tensor<64x32xf16>, ...)>`).
 pub fn parse_type(text: &str) -> PResult<Type> {
     let mut p = Parser::new(text);
     let t = p.ty()?;
@@ -360,6 +361,19 @@ impl<'a> Parser<'a> {
                 let (shape, elem) = self.tensor_body()?;
                 Ok(Type::Tensor { shape, elem })
             }
+            "aref" => {
+                // `aref<D x (T, ...)>`
+                self.expect("<")?;
+                let depth = self.u32()?;
+                self.ws();
+                if !self.rest().starts_with('x') {
+                    return Err(self.expected("'x' after the aref depth"));
+                }
+                self.pos += 1;
+                let buffers = self.paren_types()?;
+                self.expect(">")?;
+                Ok(Type::Aref { depth, buffers })
+            }
             "block_ptr" | "tensordesc" => {
                 self.expect("<")?;
                 self.ws();
@@ -525,9 +539,15 @@ impl<'a> Parser<'a> {
     // ---- attributes ----
 
     fn attr_dict(&mut self) -> PResult<Attrs> {
-        self.expect("{")?;
+        self.attr_items("{", "}")
+    }
+
+    /// `OPEN key = value, flag, ... CLOSE`: the dictionary syntax between
+    /// any delimiters (partitions write theirs in parentheses).
+    fn attr_items(&mut self, open: &str, close: &str) -> PResult<Attrs> {
+        self.expect(open)?;
         let mut items = Vec::new();
-        if self.eat("}") {
+        if self.eat(close) {
             return Ok(Attrs { items });
         }
         loop {
@@ -543,11 +563,11 @@ impl<'a> Parser<'a> {
                 AttrVal::Flag
             };
             items.push((key, val, pos));
-            if self.eat("}") {
+            if self.eat(close) {
                 return Ok(Attrs { items });
             }
             if !self.eat(",") {
-                return Err(self.expected("',' or '}'"));
+                return Err(self.expected(&format!("',' or '{close}'")));
             }
         }
     }
@@ -708,6 +728,7 @@ impl<'a> Parser<'a> {
             "for" => self.for_op(f)?,
             "if" => self.if_op(f)?,
             "while" => self.while_op(f)?,
+            "ws" => self.ws_op(f)?,
             _ => {
                 let (kind, operands, tys) = self.plain_op(f, &mnemonic, op_pos)?;
                 (kind, operands, tys, Vec::new())
@@ -840,6 +861,44 @@ impl<'a> Parser<'a> {
         self.expect("{")?;
         self.block_ops(f, after)?;
         Ok((OpKind::While, operands, result_types, vec![before, after]))
+    }
+
+    /// `ws { partition ROLE (num_warps = N[, regs = R]) { ops } ... }`.
+    #[allow(clippy::type_complexity)]
+    fn ws_op(&mut self, f: &mut Function) -> PResult<(OpKind, Vec<Value>, Vec<Type>, Vec<Block>)> {
+        self.expect("{")?;
+        let mut partitions = Vec::new();
+        let mut regions = Vec::new();
+        loop {
+            if self.eat("}") {
+                break;
+            }
+            self.ws();
+            let pos = self.pos;
+            if !self.eat_kw("partition") {
+                return Err(self.expected("'partition' or '}'"));
+            }
+            let role = self.name_or_string("a partition role")?;
+            let mut a = self.attr_items("(", ")")?;
+            let num_warps = a.require_u32(self, "num_warps", pos)?;
+            let regs = a.take_u32(self, "regs")?;
+            a.finish(self, "a partition")?;
+            self.expect("{")?;
+            let block = f.new_block(Vec::new());
+            self.block_ops(f, block)?;
+            partitions.push(Partition {
+                role,
+                num_warps,
+                regs,
+            });
+            regions.push(block);
+        }
+        Ok((
+            OpKind::WarpSpecialize { partitions },
+            Vec::new(),
+            Vec::new(),
+            regions,
+        ))
     }
 
     /// A region-free op after its name: `[extra] operands {attrs} : types`.
@@ -1092,6 +1151,13 @@ impl<'a> Parser<'a> {
             "yield" => no_sub(self, OpKind::Yield)?,
             "condition" => no_sub(self, OpKind::Condition)?,
             "return" => no_sub(self, OpKind::Return)?,
+            "aref" => match sub {
+                Some("create") => OpKind::ArefCreate,
+                Some("put") => OpKind::ArefPut,
+                Some("get") => OpKind::ArefGet,
+                Some("consumed") => OpKind::ArefConsumed,
+                _ => return Err(unknown(self)),
+            },
             "debug_barrier" => no_sub(self, OpKind::DebugBarrier)?,
             "print" => {
                 let prefix = a.take_str(self, "prefix")?.unwrap_or_default();

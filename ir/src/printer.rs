@@ -15,6 +15,24 @@
 //! }
 //! ```
 //!
+//! Warp-specialized IR adds arefs and the `ws` region op, one region per
+//! partition:
+//!
+//! ```text
+//! %ring = aref.create : aref<2 x (tensor<64x32xf16>, tensor<32x64xf16>)>
+//! ws {
+//!   partition producer (num_warps = 4, regs = 40) {
+//!     aref.put %ring, %i, %a, %b loc(20:8)
+//!     yield
+//!   }
+//!   partition consumer (num_warps = 8, regs = 232) {
+//!     %a_1, %b_1 = aref.get %ring, %i : tensor<64x32xf16>, tensor<32x64xf16>
+//!     aref.consumed %ring, %i
+//!     yield
+//!   }
+//! } loc(12:4)
+//! ```
+//!
 //! - Value names come from [`crate::ValueData::name`], sanitized to
 //!   `[A-Za-z0-9_]` (a leading digit gets a `_` prefix) and made unique per
 //!   function with a suffix (`%acc`, `%acc_1`); unnamed values are numbered
@@ -32,8 +50,8 @@
 //! - `loc(LINE:COL)` ends an op's text; it is omitted for [`Loc::UNKNOWN`].
 //!
 //! Limitation: region ops whose structure is malformed (a `for` whose block
-//! arguments do not pair with its inits, missing regions) are printed as well
-//! as their header allows; such text does not parse back to the same IR. The
+//! arguments do not pair with its inits, missing regions, a `ws` with more
+//! regions than partitions) are printed as well as their header allows; such text does not parse back to the same IR. The
 //! verifier reports those ops.
 
 use std::collections::{HashMap, HashSet};
@@ -132,6 +150,11 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::Yield => "yield".into(),
         OpKind::Condition => "condition".into(),
         OpKind::Return => "return".into(),
+        OpKind::ArefCreate => "aref.create".into(),
+        OpKind::ArefPut => "aref.put".into(),
+        OpKind::ArefGet => "aref.get".into(),
+        OpKind::ArefConsumed => "aref.consumed".into(),
+        OpKind::WarpSpecialize { .. } => "ws".into(),
         OpKind::DebugBarrier => "debug_barrier".into(),
         OpKind::Print { .. } => "print".into(),
         OpKind::Assert { .. } => "assert".into(),
@@ -519,6 +542,22 @@ impl Printer<'_> {
                     let _ = write!(self.out, "({a}) ");
                 }
                 self.region(d.regions.get(1).copied(), depth);
+            }
+            OpKind::WarpSpecialize { partitions } => {
+                self.out.push_str("ws {\n");
+                for (i, p) in partitions.iter().enumerate() {
+                    self.indent(depth + 1);
+                    let _ = write!(self.out, "partition {}", ident_or_quoted(&p.role));
+                    let mut a = vec![format!("num_warps = {}", p.num_warps)];
+                    if let Some(r) = p.regs {
+                        a.push(format!("regs = {r}"));
+                    }
+                    let _ = write!(self.out, " ({}) ", a.join(", "));
+                    self.region(d.regions.get(i).copied(), depth + 1);
+                    self.out.push('\n');
+                }
+                self.indent(depth);
+                self.out.push('}');
             }
             kind => self.plain_op(kind, &d.operands, &d.results),
         }

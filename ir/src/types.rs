@@ -1,9 +1,11 @@
 //! Types of the tile IR.
 //!
-//! A value is a scalar, a tile (`tensor<64x32xf16>`), a block pointer or a
-//! tensor descriptor. Element types are scalars or pointers to scalars. Tile
-//! shapes are static; Triton requires every dimension to be a power of two
-//! and the frontend enforces that, the IR only requires them non-zero.
+//! A value is a scalar, a tile (`tensor<64x32xf16>`), a block pointer, a
+//! tensor descriptor or an aref (a ring of shared-memory slots joining the
+//! partitions of a warp-specialized kernel, `aref<3 x (tensor<128x64xf16>,
+//! tensor<64x128xf16>)>`). Element types are scalars or pointers to scalars.
+//! Tile shapes are static; Triton requires every dimension to be a power of
+//! two and the frontend enforces that, the IR only requires them non-zero.
 
 use std::fmt;
 
@@ -240,6 +242,12 @@ pub enum Type {
     /// A tensor descriptor (`tl.make_tensor_descriptor`):
     /// `tensordesc<tensor<64x32xf16>>`; loads and stores move `block` tiles.
     TensorDesc { elem: ScalarType, block: Vec<u32> },
+    /// An asynchronous reference: a ring of `depth` slots, each holding one
+    /// value of every type in `buffers` (A and B tiles travel together),
+    /// `aref<3 x (tensor<128x64xf16>, tensor<64x128xf16>)>`. Only
+    /// `aref.create` defines one and only the aref ops use it; the semantics
+    /// are documented in the `tawa-aref` crate.
+    Aref { depth: u32, buffers: Vec<Type> },
 }
 
 impl Type {
@@ -270,13 +278,17 @@ impl Type {
         self.elem().and_then(Elem::scalar)
     }
 
-    /// Tile shape; empty for scalars.
+    /// Tile shape; empty for scalars and arefs.
     pub fn shape(&self) -> &[u32] {
         match self {
             Type::Tensor { shape, .. } | Type::BlockPtr { shape, .. } => shape,
             Type::TensorDesc { block, .. } => block,
-            Type::Scalar(_) => &[],
+            Type::Scalar(_) | Type::Aref { .. } => &[],
         }
+    }
+
+    pub fn is_aref(&self) -> bool {
+        matches!(self, Type::Aref { .. })
     }
 
     pub fn is_tensor(&self) -> bool {
@@ -328,6 +340,16 @@ impl fmt::Display for Type {
                 f.write_str("tensordesc<tensor<")?;
                 dims(f, block)?;
                 write!(f, "{elem}>>")
+            }
+            Type::Aref { depth, buffers } => {
+                write!(f, "aref<{depth} x (")?;
+                for (i, t) in buffers.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(")>")
             }
         }
     }

@@ -33,8 +33,32 @@
 //!    yields match its results; `while`'s before args match the inits, its
 //!    `condition` forwards the result types, the after args take them, and
 //!    the after yield matches the inits.
+//! 9. Aref types and ops: `aref.create` has no operands and one
+//!    `aref<D x (T...)>` result with `D >= 1` and at least one buffer, every
+//!    buffer a tile of numbers (no pointers); `aref.put %r, %i, values...`
+//!    writes exactly the buffer types in order, `aref.get %r, %i` returns
+//!    them, `aref.consumed %r, %i` has no results; `%i` is an integer
+//!    scalar. Aref values are defined only by `aref.create` (no parameter,
+//!    block argument or other result has an aref type) and used only as the
+//!    first operand of `aref.put`/`aref.get`/`aref.consumed`.
+//! 10. Warp specialization: `ws` has no operands or results and one region
+//!     per partition, each without arguments and ending in `yield` with no
+//!     operands; roles are unique; `num_warps` is a positive multiple of 4
+//!     (whole warpgroups) and the partitions together have at most 32 warps
+//!     (1024 threads); `regs`, when given, is in 24..=256 and a multiple of 8
+//!     (`setmaxnreg`), and the budgets given fit the register file
+//!     (sum of regs x 32 x num_warps <= 65536). `ws` does not nest, and
+//!     `debug_barrier` (a CTA-wide barrier the other partitions never reach)
+//!     does not occur inside a partition.
+//! 11. Aref placement: `aref.create` is outside every `ws`; put, get and
+//!     consumed are inside a partition; every use of one aref is inside one
+//!     `ws` op; its puts are all in one partition (the producer), which
+//!     neither gets nor releases it; an aref that is used has at least one
+//!     put and one get, and a partition that gets from an aref also releases
+//!     it (`consumed`) and vice versa. Whether every get is released exactly
+//!     once, in order, is a run-time property the aref simulator checks.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::function::{Block, Function, Module, Op, OpData, Value, ValueDef};
@@ -89,8 +113,12 @@ pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
         visible: HashSet::new(),
         seen_blocks: HashSet::new(),
         seen_ops: HashSet::new(),
+        partition: None,
+        arefs: Vec::new(),
+        aref_uses: HashMap::new(),
     };
     v.function();
+    v.aref_placement();
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -113,6 +141,26 @@ struct Verifier<'a> {
     visible: HashSet<Value>,
     seen_blocks: HashSet<Block>,
     seen_ops: HashSet<Op>,
+    /// The `ws` op and partition index whose region is being checked.
+    partition: Option<(Op, usize)>,
+    /// `aref.create` results in program order.
+    arefs: Vec<(Value, Op)>,
+    /// Aref ops using each aref, with the partition they sit in.
+    aref_uses: HashMap<Value, Vec<ArefUse>>,
+}
+
+/// One `aref.put`/`get`/`consumed` of an aref.
+struct ArefUse {
+    op: Op,
+    kind: ArefUseKind,
+    partition: Option<(Op, usize)>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum ArefUseKind {
+    Put,
+    Get,
+    Consumed,
 }
 
 impl Verifier<'_> {
@@ -178,6 +226,13 @@ impl Verifier<'_> {
                 Some(d) if d.def != ValueDef::Arg(block, i as u32) => self.error(
                     parent,
                     format!("value {a} is argument {i} of {block} but its def says otherwise"),
+                ),
+                Some(d) if d.ty.is_aref() => self.error(
+                    parent,
+                    format!(
+                        "argument {i} of {block} has type {}: arefs are made only by aref.create",
+                        d.ty
+                    ),
                 ),
                 Some(_) => {}
             }
@@ -256,9 +311,14 @@ impl Verifier<'_> {
             }
         }
         let results_ok = d.results.iter().all(|&v| self.f.values.get(v).is_some());
-        let wanted_regions = match d.kind {
+        if operands_ok && results_ok {
+            self.aref_values(op, d);
+        }
+        self.placement(op, d);
+        let wanted_regions = match &d.kind {
             OpKind::For(_) => 1,
             OpKind::If | OpKind::While => 2,
+            OpKind::WarpSpecialize { partitions } => partitions.len(),
             _ => 0,
         };
         if d.regions.len() != wanted_regions {
@@ -276,13 +336,177 @@ impl Verifier<'_> {
             _ => &[BlockRole::YieldRegion, BlockRole::YieldRegion],
         };
         let mut regions_ok = true;
-        for (&r, &role) in d.regions.iter().zip(roles) {
-            regions_ok &= self.f.blocks.get(r).is_some();
-            self.block(r, Some(op), role);
+        if let OpKind::WarpSpecialize { .. } = d.kind {
+            let enclosing = self.partition;
+            for (i, &r) in d.regions.iter().enumerate() {
+                regions_ok &= self.f.blocks.get(r).is_some();
+                self.partition = Some((op, i));
+                self.block(r, Some(op), BlockRole::YieldRegion);
+            }
+            self.partition = enclosing;
+        } else {
+            for (&r, &role) in d.regions.iter().zip(roles) {
+                regions_ok &= self.f.blocks.get(r).is_some();
+                self.block(r, Some(op), role);
+            }
         }
         if operands_ok && results_ok && regions_ok {
             if let Err(msg) = (Types { f: self.f, d }).check() {
                 self.error(Some(op), msg);
+            }
+        }
+    }
+}
+
+impl Verifier<'_> {
+    /// Rule 9's restriction of aref values to `aref.create` results used
+    /// as the first operand of the aref ops.
+    fn aref_values(&mut self, op: Op, d: &OpData) {
+        let f = self.f;
+        let is_aref_op = matches!(
+            d.kind,
+            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
+        );
+        for (i, &v) in d.operands.iter().enumerate() {
+            if f.values[v].ty.is_aref() && !(is_aref_op && i == 0) {
+                self.error(
+                    Some(op),
+                    format!(
+                        "operand {i} is an aref: arefs are used only as the first operand of \
+                         aref.put, aref.get and aref.consumed"
+                    ),
+                );
+            }
+        }
+        if !matches!(d.kind, OpKind::ArefCreate) {
+            for (i, &v) in d.results.iter().enumerate() {
+                if f.values[v].ty.is_aref() {
+                    self.error(
+                        Some(op),
+                        format!("result {i} is an aref: arefs are made only by aref.create"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Rules 10 and 11 that depend on where an op sits: nesting of `ws`,
+    /// barriers and aref ops relative to partitions. Records aref uses for
+    /// [`Verifier::aref_placement`].
+    fn placement(&mut self, op: Op, d: &OpData) {
+        let inside = self.partition;
+        match d.kind {
+            OpKind::WarpSpecialize { .. } if inside.is_some() => {
+                self.error(Some(op), "ws inside a partition of another ws");
+            }
+            OpKind::DebugBarrier if inside.is_some() => self.error(
+                Some(op),
+                "debug_barrier inside a ws partition: the other partitions never reach it",
+            ),
+            OpKind::ArefCreate => {
+                if inside.is_some() {
+                    self.error(
+                        Some(op),
+                        "aref.create inside a ws partition: arefs are created before the ws op",
+                    );
+                }
+                if let Some(&r) = d.results.first() {
+                    self.arefs.push((r, op));
+                }
+            }
+            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed => {
+                if inside.is_none() {
+                    self.error(Some(op), "aref op outside every ws partition");
+                }
+                let kind = match d.kind {
+                    OpKind::ArefPut => ArefUseKind::Put,
+                    OpKind::ArefGet => ArefUseKind::Get,
+                    _ => ArefUseKind::Consumed,
+                };
+                if let Some(&r) = d.operands.first() {
+                    self.aref_uses.entry(r).or_default().push(ArefUse {
+                        op,
+                        kind,
+                        partition: inside,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Rule 11 over all uses of each aref, after the walk.
+    fn aref_placement(&mut self) {
+        let arefs = std::mem::take(&mut self.arefs);
+        let mut uses = std::mem::take(&mut self.aref_uses);
+        for (aref, create) in arefs {
+            let Some(uses) = uses.remove(&aref) else {
+                continue;
+            };
+            // Uses outside partitions were reported by `placement`.
+            let inside: Vec<&ArefUse> = uses.iter().filter(|u| u.partition.is_some()).collect();
+            let Some(first) = inside.first().and_then(|u| u.partition) else {
+                continue;
+            };
+            let ws = first.0;
+            if let Some(u) = inside
+                .iter()
+                .find(|u| u.partition.is_some_and(|p| p.0 != ws))
+            {
+                self.error(
+                    Some(u.op),
+                    "this aref is already used by another ws op: each aref serves one ws",
+                );
+                continue;
+            }
+            let in_partition = |kind: ArefUseKind, p: usize| {
+                inside
+                    .iter()
+                    .any(|u| u.kind == kind && u.partition == Some((ws, p)))
+            };
+            let puts: Vec<&&ArefUse> = inside
+                .iter()
+                .filter(|u| u.kind == ArefUseKind::Put)
+                .collect();
+            let Some(producer) = puts.first().and_then(|u| u.partition).map(|p| p.1) else {
+                self.error(
+                    Some(create),
+                    "this aref is used but never written: no partition has an aref.put",
+                );
+                continue;
+            };
+            if let Some(u) = puts.iter().find(|u| u.partition != Some((ws, producer))) {
+                self.error(
+                    Some(u.op),
+                    "aref.put in a second partition: an aref has one producer partition",
+                );
+            }
+            if !inside.iter().any(|u| u.kind == ArefUseKind::Get) {
+                self.error(
+                    Some(create),
+                    "this aref is written but never read: no partition has an aref.get",
+                );
+            }
+            let mut reported = HashSet::new();
+            for u in &inside {
+                let Some((_, p)) = u.partition else { continue };
+                let message = match u.kind {
+                    ArefUseKind::Put => continue,
+                    _ if p == producer => {
+                        "the producer partition of an aref cannot also read or release it"
+                    }
+                    ArefUseKind::Get if !in_partition(ArefUseKind::Consumed, p) => {
+                        "this partition gets from the aref but never releases it (aref.consumed)"
+                    }
+                    ArefUseKind::Consumed if !in_partition(ArefUseKind::Get, p) => {
+                        "this partition releases the aref but never gets from it"
+                    }
+                    _ => continue,
+                };
+                // One report per partition and problem.
+                if reported.insert((p, message)) {
+                    self.error(Some(u.op), message);
+                }
             }
         }
     }
@@ -952,6 +1176,120 @@ impl Types<'_> {
                 )?;
                 if let Some(y) = self.terminator_types(1, &OpKind::Yield) {
                     self.same_list("after yield must match the inits", &y, &inits)?;
+                }
+            }
+            OpKind::ArefCreate => {
+                self.counts(0, 1)?;
+                let r = self.result(0);
+                let Type::Aref { depth, buffers } = r else {
+                    return Err(format!("result must be an aref, found {r}"));
+                };
+                if *depth == 0 {
+                    return Err("an aref needs a depth of at least 1".into());
+                }
+                if buffers.is_empty() {
+                    return Err("an aref needs at least one buffer".into());
+                }
+                if let Some(b) = buffers.iter().find(|b| {
+                    !matches!(
+                        b,
+                        Type::Tensor {
+                            elem: Elem::Scalar(_),
+                            ..
+                        }
+                    )
+                }) {
+                    return Err(format!("aref buffers are tiles of numbers, found {b}"));
+                }
+            }
+            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed => {
+                if d.operands.len() < 2 {
+                    return Err(format!(
+                        "expected the aref and an iteration index, found {} operand(s)",
+                        d.operands.len()
+                    ));
+                }
+                let r = self.operand(0);
+                let Type::Aref { buffers, .. } = r else {
+                    return Err(format!("operand 0 must be an aref, found {r}"));
+                };
+                let i = self.operand(1);
+                if !is_int_scalar(i) {
+                    return Err(format!(
+                        "the iteration index must be an integer scalar, found {i}"
+                    ));
+                }
+                match d.kind {
+                    OpKind::ArefPut => {
+                        self.results(0)?;
+                        self.same_list(
+                            "put values must have the aref's buffer types",
+                            &self.types(&d.operands[2..]),
+                            buffers,
+                        )?;
+                    }
+                    OpKind::ArefGet => {
+                        self.operands(2)?;
+                        self.same_list(
+                            "results must have the aref's buffer types",
+                            &self.types(&d.results),
+                            buffers,
+                        )?;
+                    }
+                    _ => self.counts(2, 0)?,
+                }
+            }
+            OpKind::WarpSpecialize { partitions } => {
+                self.counts(0, 0)?;
+                if partitions.is_empty() {
+                    return Err("ws needs at least one partition".into());
+                }
+                let mut roles = HashSet::new();
+                let (mut warps, mut registers) = (0u64, 0u64);
+                for (i, p) in partitions.iter().enumerate() {
+                    if !roles.insert(p.role.as_str()) {
+                        return Err(format!("two partitions have the role '{}'", p.role));
+                    }
+                    if p.num_warps == 0 || p.num_warps % 4 != 0 {
+                        return Err(format!(
+                            "partition '{}' has num_warps = {}: partitions are whole \
+                             warpgroups (a positive multiple of 4)",
+                            p.role, p.num_warps
+                        ));
+                    }
+                    warps += p.num_warps as u64;
+                    if let Some(r) = p.regs {
+                        if !(24..=256).contains(&r) || r % 8 != 0 {
+                            return Err(format!(
+                                "partition '{}' has regs = {r}: setmaxnreg takes 24..=256 \
+                                 in steps of 8",
+                                p.role
+                            ));
+                        }
+                        registers += r as u64 * 32 * p.num_warps as u64;
+                    }
+                    if !self.region_block(i).args.is_empty() {
+                        return Err(format!("partition '{}' must have no arguments", p.role));
+                    }
+                    if let Some(y) = self.terminator_types(i, &OpKind::Yield) {
+                        if !y.is_empty() {
+                            return Err(format!(
+                                "partition '{}' must end in a yield without operands",
+                                p.role
+                            ));
+                        }
+                    }
+                }
+                if warps > 32 {
+                    return Err(format!(
+                        "the partitions have {warps} warps; a CTA has at most 32"
+                    ));
+                }
+                if registers > 65536 {
+                    return Err(format!(
+                        "the partitions' register budgets need {registers} registers; \
+                         an SM has 65536"
+                    ));
                 }
             }
             OpKind::Yield | OpKind::Print { .. } => self.results(0)?,

@@ -142,6 +142,11 @@ impl Lowerer<'_> {
                         Type::Scalar(e) | Type::Tensor { elem: e, .. } => Ok(Val::Dtype(*e)),
                         Type::BlockPtr { pointee, .. } => Ok(Val::Dtype(Elem::Ptr(*pointee))),
                         Type::TensorDesc { elem, .. } => Ok(Val::Dtype(Elem::Scalar(*elem))),
+                        // Arefs come from the partitioner, never from source.
+                        Type::Aref { .. } => Err(Diagnostic::error(
+                            span,
+                            format!("`.dtype` of a value of type {ty}"),
+                        )),
                     },
                     "shape" | "block_shape" => Ok(Val::Tuple(
                         ty.shape().iter().map(|&d| Val::int(d as i128)).collect(),

@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use super::float::{self, round, TF32};
-use super::memory::Memory;
+use super::host::{Host, WsLaunch};
 use super::value::*;
 use super::{ArgValue, InterpError, InterpOptions};
 use crate::function::{Block, Function, Op, Value};
@@ -20,7 +20,7 @@ pub(super) fn run_grid(
     func: &Function,
     args: &[ArgValue],
     grid: [u32; 3],
-    mem: &mut Memory,
+    host: &mut dyn Host,
     opts: &InterpOptions,
 ) -> Result<(), InterpError> {
     let launch_err = |message: String| InterpError {
@@ -45,7 +45,8 @@ pub(super) fn run_grid(
     }
     let mut interp = Interp {
         func,
-        mem,
+        sync: host.wants_sync_points(),
+        host,
         env: vec![None; func.values.len()],
         pid: [0; 3],
         grid,
@@ -63,6 +64,31 @@ pub(super) fn run_grid(
             }
         }
     }
+    Ok(())
+}
+
+pub(super) fn run_region(
+    func: &Function,
+    block: Block,
+    env: Vec<Option<RVal>>,
+    pid: [u32; 3],
+    grid: [u32; 3],
+    host: &mut dyn Host,
+    max_steps: Option<u64>,
+) -> Result<(), InterpError> {
+    let mut env: Vec<Option<Rc<RVal>>> = env.into_iter().map(|v| v.map(Rc::new)).collect();
+    env.resize(func.values.len(), None);
+    let mut interp = Interp {
+        func,
+        sync: host.wants_sync_points(),
+        host,
+        env,
+        pid,
+        grid,
+        steps: 0,
+        max_steps,
+    };
+    interp.exec_block(block, Vec::new())?;
     Ok(())
 }
 
@@ -130,6 +156,11 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::Yield => "yield",
         OpKind::Condition => "condition",
         OpKind::Return => "return",
+        OpKind::ArefCreate => "aref.create",
+        OpKind::ArefPut => "aref.put",
+        OpKind::ArefGet => "aref.get",
+        OpKind::ArefConsumed => "aref.consumed",
+        OpKind::WarpSpecialize { .. } => "ws",
         OpKind::DebugBarrier => "debug_barrier",
         OpKind::Print { .. } => "print",
         OpKind::Assert { .. } => "assert",
@@ -139,7 +170,9 @@ pub(super) fn op_name(kind: &OpKind) -> String {
 
 struct Interp<'a> {
     func: &'a Function,
-    mem: &'a mut Memory,
+    host: &'a mut dyn Host,
+    /// Whether the host wants [`Host::sync_point`] calls.
+    sync: bool,
     env: Vec<Option<Rc<RVal>>>,
     pid: [u32; 3],
     grid: [u32; 3],
@@ -213,11 +246,49 @@ impl Interp<'_> {
         }
     }
 
+    /// The value of `v` as an op reads it: a slot view is read through
+    /// the host now.
     fn get(&self, v: Value) -> R<Rc<RVal>> {
+        let x = self.get_raw(v)?;
+        match &*x {
+            RVal::View(view) => self.host.read_view(view).map(Rc::new),
+            _ => Ok(x),
+        }
+    }
+
+    /// The value of `v` as stored, for ops that only pass it on (yields,
+    /// loop inits, hints): a slot view stays a view.
+    fn get_raw(&self, v: Value) -> R<Rc<RVal>> {
         self.env
             .get(v.index())
             .and_then(|x| x.clone())
             .ok_or_else(|| format!("value {v} used before it is defined"))
+    }
+
+    /// Whether another partition could observe `op` or change what it
+    /// reads: the ops before which [`Host::sync_point`] is called.
+    fn is_shared_access(&self, op: Op) -> bool {
+        let data = &self.func.ops[op];
+        let touches_shared_state = matches!(
+            data.kind,
+            OpKind::Load { .. }
+                | OpKind::Store { .. }
+                | OpKind::DescLoad
+                | OpKind::DescStore
+                | OpKind::AtomicRmw { .. }
+                | OpKind::AtomicCas { .. }
+                | OpKind::ArefPut
+                | OpKind::ArefGet
+                | OpKind::ArefConsumed
+                | OpKind::Print { .. }
+        );
+        touches_shared_state
+            || data.operands.iter().any(|v| {
+                matches!(
+                    self.env.get(v.index()).and_then(|x| x.as_deref()),
+                    Some(RVal::View(_))
+                )
+            })
     }
 
     /// Runs `block` with `args` bound to its arguments; returns the operands
@@ -243,12 +314,15 @@ impl Interp<'_> {
                 }
             }
             let data = &func.ops[op];
+            if self.sync && self.is_shared_access(op) {
+                self.host.sync_point(op).map_err(|m| self.err(op, m))?;
+            }
             let results: Vec<Rc<RVal>> = match &data.kind {
                 OpKind::Yield | OpKind::Condition | OpKind::Return => {
                     return data
                         .operands
                         .iter()
-                        .map(|&v| self.get(v))
+                        .map(|&v| self.get_raw(v))
                         .collect::<R<Vec<_>>>()
                         .map_err(|m| self.err(op, m));
                 }
@@ -269,8 +343,22 @@ impl Interp<'_> {
                     }
                 }
                 OpKind::While => self.exec_while(op)?,
+                OpKind::WarpSpecialize { .. } => {
+                    let env = self.env.iter().map(|v| v.as_deref().cloned()).collect();
+                    self.host.warp_specialize(WsLaunch {
+                        func,
+                        op,
+                        env,
+                        pid: self.pid,
+                        grid: self.grid,
+                        max_steps: self.max_steps,
+                    })?;
+                    Vec::new()
+                }
                 OpKind::Hint { .. } => {
-                    vec![self.get(data.operands[0]).map_err(|m| self.err(op, m))?]
+                    vec![self
+                        .get_raw(data.operands[0])
+                        .map_err(|m| self.err(op, m))?]
                 }
                 _ => self
                     .eval(op)
@@ -314,7 +402,7 @@ impl Interp<'_> {
         .map_err(|m| self.err(op, m))?;
         let mut carried = data.operands[3..]
             .iter()
-            .map(|&v| self.get(v))
+            .map(|&v| self.get_raw(v))
             .collect::<R<Vec<_>>>()
             .map_err(|m| self.err(op, m))?;
         let body = data.regions[0];
@@ -344,7 +432,7 @@ impl Interp<'_> {
         let mut carried = data
             .operands
             .iter()
-            .map(|&v| self.get(v))
+            .map(|&v| self.get_raw(v))
             .collect::<R<Vec<_>>>()
             .map_err(|m| self.err(op, m))?;
         loop {
@@ -644,11 +732,11 @@ impl Interp<'_> {
                     Num::I(0)
                 };
                 let mut nums = Vec::with_capacity(ty.numel() as usize);
+                let mem = self.host.memory();
                 for i in 0..ty.numel() as usize {
                     let on = mask.is_none_or(|m| m.int(i) != 0);
                     nums.push(if on {
-                        self.mem
-                            .load(st, p.int(i) as u64)
+                        mem.load(st, p.int(i) as u64)
                             .map_err(|e| format!("{}: {e}", lane_desc(i, &shape)))?
                     } else {
                         other.map_or(zero, |o| o.get(i))
@@ -682,10 +770,10 @@ impl Interp<'_> {
                 } else {
                     &v.shape
                 };
+                let mem = self.host.memory();
                 for i in 0..n {
                     if mask.is_none_or(|m| m.int(i) != 0) {
-                        self.mem
-                            .store(st, p.int(i) as u64, v.get(i))
+                        mem.store(st, p.int(i) as u64, v.get(i))
                             .map_err(|e| format!("{}: {e}", lane_desc(i, shape)))?;
                     }
                 }
@@ -819,6 +907,7 @@ impl Interp<'_> {
                     check_lanes(n, &[m])?;
                 }
                 let mut old = Vec::with_capacity(n);
+                let mem = self.host.memory();
                 for i in 0..n {
                     if mask.is_some_and(|m| m.int(i) == 0) {
                         old.push(zero);
@@ -826,9 +915,9 @@ impl Interp<'_> {
                     }
                     let addr = p.int(i) as u64;
                     let lane = |e: String| format!("{}: {e}", lane_desc(i, &p.shape));
-                    let o = self.mem.load(st, addr).map_err(lane)?;
+                    let o = mem.load(st, addr).map_err(lane)?;
                     let new = atomic_combine(*aop, st, o, v.get(i))?;
-                    self.mem.store(st, addr, new).map_err(lane)?;
+                    mem.store(st, addr, new).map_err(lane)?;
                     old.push(o);
                 }
                 tile(Tile::from_nums(
@@ -845,13 +934,14 @@ impl Interp<'_> {
                 let n = res_ty(0)?.numel() as usize;
                 check_lanes(n, &[p, c, v])?;
                 let mut old = Vec::with_capacity(n);
+                let mem = self.host.memory();
                 for i in 0..n {
                     let addr = p.int(i) as u64;
                     let lane = |e: String| format!("{}: {e}", lane_desc(i, &p.shape));
-                    let o = self.mem.load(st, addr).map_err(lane)?;
+                    let o = mem.load(st, addr).map_err(lane)?;
                     // Compare-and-swap compares bits, as the hardware does.
                     if to_bits(el, o) == to_bits(el, c.get(i)) {
-                        self.mem.store(st, addr, v.get(i)).map_err(lane)?;
+                        mem.store(st, addr, v.get(i)).map_err(lane)?;
                     }
                     old.push(o);
                 }
@@ -860,6 +950,30 @@ impl Interp<'_> {
                     el,
                     old.into_iter(),
                 ))
+            }
+            OpKind::ArefCreate => Ok(vec![self.host.aref_create(op, res_ty(0)?)?]),
+            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed => {
+                let RVal::Aref(aref) = *operand(0)? else {
+                    return Err("operand 0 is not an aref".into());
+                };
+                let index = scalar_int(&*operand(1)?)?;
+                if index < 0 {
+                    return Err(format!("iteration index {index} is negative"));
+                }
+                match data.kind {
+                    OpKind::ArefPut => {
+                        let values = (2..ops.len())
+                            .map(|i| operand(i).map(|v| (*v).clone()))
+                            .collect::<R<Vec<_>>>()?;
+                        self.host.aref_put(op, aref, index, values)?;
+                        Ok(vec![])
+                    }
+                    OpKind::ArefGet => self.host.aref_get(op, aref, index),
+                    _ => {
+                        self.host.aref_consumed(op, aref, index)?;
+                        Ok(vec![])
+                    }
+                }
             }
             OpKind::DebugBarrier => Ok(vec![]),
             OpKind::Print { prefix, hex } => {
@@ -896,6 +1010,7 @@ impl Interp<'_> {
                 Ok(vec![])
             }
             OpKind::Hint { .. }
+            | OpKind::WarpSpecialize { .. }
             | OpKind::For(_)
             | OpKind::If
             | OpKind::While
@@ -939,7 +1054,7 @@ impl Interp<'_> {
         Ok(out)
     }
 
-    fn block_load(&self, bp: &BlockPtr, checked: &[u32], padding: Padding) -> R<Tile> {
+    fn block_load(&mut self, bp: &BlockPtr, checked: &[u32], padding: Padding) -> R<Tile> {
         let st = bp.pointee;
         let pad = match (st.is_float(), padding) {
             (true, Padding::Nan) => Num::F(f64::NAN),
@@ -947,12 +1062,12 @@ impl Interp<'_> {
             (false, _) => Num::I(0),
         };
         let addrs = self.block_addrs(bp, checked)?;
+        let mem = self.host.memory();
         let nums = addrs
             .iter()
             .enumerate()
             .map(|(i, a)| match a {
-                Some(a) => self
-                    .mem
+                Some(a) => mem
                     .load(st, *a)
                     .map_err(|e| format!("{}: {e}", lane_desc(i, &bp.block))),
                 None => Ok(pad),
@@ -968,10 +1083,10 @@ impl Interp<'_> {
     fn block_store(&mut self, bp: &BlockPtr, v: &Tile, checked: &[u32]) -> R<()> {
         let addrs = self.block_addrs(bp, checked)?;
         check_lanes(addrs.len(), &[v])?;
+        let mem = self.host.memory();
         for (i, a) in addrs.iter().enumerate() {
             if let Some(a) = a {
-                self.mem
-                    .store(bp.pointee, *a, v.get(i))
+                mem.store(bp.pointee, *a, v.get(i))
                     .map_err(|e| format!("{}: {e}", lane_desc(i, &bp.block)))?;
             }
         }
@@ -1003,19 +1118,19 @@ impl Interp<'_> {
             .collect())
     }
 
-    fn desc_load(&self, desc: &TensorDesc, offsets: &[i64]) -> R<Tile> {
+    fn desc_load(&mut self, desc: &TensorDesc, offsets: &[i64]) -> R<Tile> {
         let st = desc.elem;
         let zero = if st.is_float() {
             Num::F(0.0)
         } else {
             Num::I(0)
         };
+        let mem = self.host.memory();
         let nums = Self::desc_addrs(desc, offsets)?
             .iter()
             .enumerate()
             .map(|(i, a)| match a {
-                Some(a) => self
-                    .mem
+                Some(a) => mem
                     .load(st, *a)
                     .map_err(|e| format!("{}: {e}", lane_desc(i, &desc.block))),
                 None => Ok(zero),
@@ -1031,10 +1146,10 @@ impl Interp<'_> {
     fn desc_store(&mut self, desc: &TensorDesc, v: &Tile, offsets: &[i64]) -> R<()> {
         let addrs = Self::desc_addrs(desc, offsets)?;
         check_lanes(addrs.len(), &[v])?;
+        let mem = self.host.memory();
         for (i, a) in addrs.iter().enumerate() {
             if let Some(a) = a {
-                self.mem
-                    .store(desc.elem, *a, v.get(i))
+                mem.store(desc.elem, *a, v.get(i))
                     .map_err(|e| format!("{}: {e}", lane_desc(i, &desc.block)))?;
             }
         }

@@ -29,20 +29,28 @@
 //!   any other dimension out of bounds is an error. Descriptors read zero and
 //!   skip writes out of bounds.
 //! - `max_steps` counts executed ops (plus one per `while` trip, so that an
-//!   empty `while true` stops too) over the whole grid.
+//!   empty `while true` stops too) over the whole grid; each partition a
+//!   simulator runs through [`run_region`] counts its own.
 //! - `print` writes one line per op to stderr; `assert` fails on the first
 //!   false lane; `debug_barrier` does nothing (programs run one at a time).
+//! - warp-specialized IR (`ws`, aref ops) needs a [`Host`] that knows
+//!   partitions: [`run_grid`] reports it as an error; the aref simulator in
+//!   `tawa-aref` runs it through [`run_grid_with_host`] and [`run_region`].
+//!   Values that `aref.get` returns are [`value::SlotView`]s, read through
+//!   the host by every op that uses them.
 
 mod eval;
 pub mod float;
+mod host;
 mod memory;
 pub mod value;
 
 use std::fmt;
 
+pub use host::{Host, PlainHost, WsLaunch};
 pub use memory::{Buffer, Memory};
 
-use crate::function::Function;
+use crate::function::{Block, Function};
 use crate::ops::Loc;
 
 /// A kernel argument: integers and floats for scalar parameters, addresses
@@ -92,5 +100,32 @@ pub fn run_grid(
     mem: &mut Memory,
     opts: &InterpOptions,
 ) -> Result<(), InterpError> {
-    eval::run_grid(func, args, grid, mem, opts)
+    eval::run_grid(func, args, grid, &mut PlainHost { mem }, opts)
+}
+
+/// [`run_grid`] with another [`Host`] (memory and warp specialization).
+pub fn run_grid_with_host(
+    func: &Function,
+    args: &[ArgValue],
+    grid: [u32; 3],
+    host: &mut dyn Host,
+    opts: &InterpOptions,
+) -> Result<(), InterpError> {
+    eval::run_grid(func, args, grid, host, opts)
+}
+
+/// Runs `block` (a region without arguments, such as a partition of a
+/// `ws` op) of program `pid` with the values of `env` (indexed by
+/// [`crate::Value`] index, as in [`WsLaunch::env`]) and stops at its
+/// terminator. `max_steps` limits the ops this run executes.
+pub fn run_region(
+    func: &Function,
+    block: Block,
+    env: Vec<Option<value::RVal>>,
+    pid: [u32; 3],
+    grid: [u32; 3],
+    host: &mut dyn Host,
+    max_steps: Option<u64>,
+) -> Result<(), InterpError> {
+    eval::run_region(func, block, env, pid, grid, host, max_steps)
 }

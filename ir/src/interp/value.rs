@@ -121,11 +121,29 @@ pub struct TensorDesc {
     pub block: Vec<u32>,
 }
 
+/// One buffer of one slot of an aref, as `aref.get` returns it. The view
+/// is not a copy: every op that reads it asks the host for the slot's
+/// contents at that moment, as a WGMMA reading shared memory would see
+/// them, so a slot refilled too early shows up in the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotView {
+    /// The aref, as numbered by the host ([`RVal::Aref`]).
+    pub aref: u32,
+    /// Which of the aref's buffers.
+    pub buffer: u32,
+    /// The iteration whose `aref.get` made the view (slot `iteration % D`).
+    pub iteration: i64,
+}
+
 #[derive(Clone, Debug)]
 pub enum RVal {
     Tile(Tile),
     BlockPtr(BlockPtr),
     Desc(TensorDesc),
+    /// An aref made by `aref.create`; the number is the host's.
+    Aref(u32),
+    /// A view of an aref slot's buffer (see [`SlotView`]).
+    View(SlotView),
 }
 
 /// Wraps an integer to the canonical form of `st` (two's complement wrap).

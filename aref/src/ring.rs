@@ -1,0 +1,433 @@
+//! The state of one aref at run time, with the semantics of the crate
+//! documentation: slots with a `full`/`empty` mbarrier pair each, the
+//! buffers last written to every slot, and what each partition has put,
+//! got and released. Nothing here blocks: callers ask whether a put or get
+//! may proceed (`*_ready`) and wait themselves.
+
+use tawa_ir::interp::value::{RVal, SlotView};
+use tawa_ir::Type;
+
+use crate::mbarrier::Mbarrier;
+
+/// Slot, round and phase parity of iteration `i` of a ring of `depth`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub slot: u32,
+    /// `i / depth`: how many times the slot was used before.
+    pub round: i64,
+    /// `round & 1`: the parity of the phase that iteration `i` completes on
+    /// the slot's `full` barrier (and that consumers wait for).
+    pub parity: u32,
+}
+
+impl Position {
+    pub fn of(index: i64, depth: u32) -> Position {
+        let round = index / depth as i64;
+        Position {
+            slot: (index % depth as i64) as u32,
+            round,
+            parity: (round & 1) as u32,
+        }
+    }
+}
+
+/// Which side of a slot an op waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitFor {
+    /// `aref.put`: the slot's `empty` barrier, parity `round & 1 ^ 1`.
+    Empty,
+    /// `aref.get`: the slot's `full` barrier, parity `round & 1`.
+    Full,
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    full: Mbarrier,
+    empty: Mbarrier,
+    /// The iteration last written and its buffers.
+    contents: Option<(i64, Vec<RVal>)>,
+}
+
+/// One consuming partition's progress: it holds iterations
+/// `next_release..next_get`.
+#[derive(Clone, Debug)]
+struct Consumer {
+    partition: usize,
+    next_get: i64,
+    next_release: i64,
+}
+
+/// One aref at run time.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    depth: u32,
+    buffers: Vec<Type>,
+    slots: Vec<Slot>,
+    /// The partition that puts, once the `ws` op using the ring started.
+    producer: Option<usize>,
+    next_put: i64,
+    consumers: Vec<Consumer>,
+}
+
+impl Ring {
+    /// A ring as `aref.create` makes it; [`Ring::attach`] names its
+    /// partitions when its `ws` op starts.
+    pub fn new(depth: u32, buffers: Vec<Type>) -> Ring {
+        Ring {
+            depth: depth.max(1),
+            buffers,
+            slots: Vec::new(),
+            producer: None,
+            next_put: 0,
+            consumers: Vec::new(),
+        }
+    }
+
+    /// Initializes the barriers for the `ws` op in which partition
+    /// `producer` puts and `consumers` (distinct partitions) get and
+    /// release: `full` expects the producer's one arrival, `empty` one per
+    /// consuming partition. (Without a producer or consumers the ring still
+    /// exists, and whoever waits on it waits forever, as on hardware.)
+    /// When the `ws` op runs again (inside a loop), the barriers and the
+    /// iteration counts go on where they stopped, as on hardware, where
+    /// the barriers are initialized once per kernel.
+    pub fn attach(&mut self, producer: Option<usize>, consumers: &[usize]) -> Result<(), String> {
+        if !self.slots.is_empty() {
+            let same = self.producer == producer
+                && self.consumers.len() == consumers.len()
+                && self
+                    .consumers
+                    .iter()
+                    .zip(consumers)
+                    .all(|(c, &p)| c.partition == p);
+            return if same {
+                Ok(())
+            } else {
+                Err("the aref is used by partitions of another ws op (each aref serves one)".into())
+            };
+        }
+        let n = consumers.len() as u32;
+        self.slots = (0..self.depth)
+            .map(|_| Slot {
+                full: Mbarrier::new(1),
+                empty: Mbarrier::new(n),
+                contents: None,
+            })
+            .collect();
+        self.producer = producer;
+        self.consumers = consumers
+            .iter()
+            .map(|&partition| Consumer {
+                partition,
+                next_get: 0,
+                next_release: 0,
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Drops the slots' buffers after the ring's `ws` op ended if nothing
+    /// put is still unreleased, so that a long grid does not keep every
+    /// program's tiles; any later get waits for a new put.
+    pub fn retire(&mut self) {
+        let quiescent = self
+            .consumers
+            .iter()
+            .all(|c| c.next_get == self.next_put && c.next_release == self.next_put);
+        if quiescent {
+            for s in &mut self.slots {
+                s.contents = None;
+            }
+        }
+    }
+
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    pub fn buffers(&self) -> &[Type] {
+        &self.buffers
+    }
+
+    fn position(&self, index: i64) -> Position {
+        Position::of(index, self.depth)
+    }
+
+    fn consumer(&self, partition: usize) -> Result<usize, String> {
+        self.consumers
+            .iter()
+            .position(|c| c.partition == partition)
+            .ok_or_else(|| "this partition does not consume the aref".to_string())
+    }
+
+    fn slot(&self, slot: u32) -> Result<&Slot, String> {
+        self.slots
+            .get(slot as usize)
+            .ok_or_else(|| "the aref is used outside its ws op".to_string())
+    }
+
+    /// Whether the wait of a put (`Empty`) or get (`Full`) of `index`
+    /// succeeds now.
+    pub fn ready(&self, wait: WaitFor, index: i64) -> bool {
+        let p = self.position(index);
+        match (wait, self.slots.get(p.slot as usize)) {
+            (WaitFor::Empty, Some(s)) => s.empty.try_wait_parity(p.parity ^ 1),
+            (WaitFor::Full, Some(s)) => s.full.try_wait_parity(p.parity),
+            (_, None) => false,
+        }
+    }
+
+    /// The barrier an op of `index` waits on, for reports.
+    pub fn barrier(&self, wait: WaitFor, index: i64) -> Option<&Mbarrier> {
+        let s = self.slots.get(self.position(index).slot as usize)?;
+        Some(match wait {
+            WaitFor::Empty => &s.empty,
+            WaitFor::Full => &s.full,
+        })
+    }
+
+    /// Checks, before it waits, that a put of `index` by `partition`
+    /// follows the contract: the producer puts 0, 1, 2, ...
+    pub fn check_put(&self, partition: usize, index: i64) -> Result<(), String> {
+        if self.producer != Some(partition) {
+            return Err("this partition is not the aref's producer".into());
+        }
+        if index != self.next_put {
+            return Err(format!(
+                "put of iteration {index}, but the producer's next iteration is {}: \
+                 indices count the puts 0, 1, 2, ... (slot and phase come from them)",
+                self.next_put
+            ));
+        }
+        Ok(())
+    }
+
+    /// The put of `index` once its wait succeeded: writes the buffers and
+    /// arrives on `full`.
+    pub fn put(&mut self, partition: usize, index: i64, values: Vec<RVal>) -> Result<(), String> {
+        self.check_put(partition, index)?;
+        if !self.ready(WaitFor::Empty, index) {
+            return Err("internal: put before its slot is empty".into());
+        }
+        if values.len() != self.buffers.len() {
+            return Err(format!(
+                "put of {} values into an aref of {} buffers",
+                values.len(),
+                self.buffers.len()
+            ));
+        }
+        let p = self.position(index);
+        let slot = &mut self.slots[p.slot as usize];
+        slot.contents = Some((index, values));
+        slot.full.arrive();
+        self.next_put += 1;
+        Ok(())
+    }
+
+    /// Checks, before it waits, that a get of `index` by `partition`
+    /// follows the contract: each consumer gets 0, 1, 2, ...
+    pub fn check_get(&self, partition: usize, index: i64) -> Result<(), String> {
+        let c = &self.consumers[self.consumer(partition)?];
+        if index != c.next_get {
+            return Err(format!(
+                "get of iteration {index}, but this partition's next iteration is {}: \
+                 each consumer gets 0, 1, 2, ...",
+                c.next_get
+            ));
+        }
+        Ok(())
+    }
+
+    /// The get of `index` once its wait succeeded: borrows the slot and
+    /// returns one view per buffer.
+    pub fn get(&mut self, aref: u32, partition: usize, index: i64) -> Result<Vec<RVal>, String> {
+        self.check_get(partition, index)?;
+        if !self.ready(WaitFor::Full, index) {
+            return Err("internal: get before its slot is full".into());
+        }
+        let c = self.consumer(partition)?;
+        self.consumers[c].next_get += 1;
+        Ok((0..self.buffers.len() as u32)
+            .map(|buffer| {
+                RVal::View(SlotView {
+                    aref,
+                    buffer,
+                    iteration: index,
+                })
+            })
+            .collect())
+    }
+
+    /// `aref.consumed` of `index` by `partition`: it must release what it
+    /// got, in order; arrives on `empty`.
+    pub fn consumed(&mut self, partition: usize, index: i64) -> Result<(), String> {
+        let c = self.consumer(partition)?;
+        let cons = &self.consumers[c];
+        if index != cons.next_release || index >= cons.next_get {
+            let holding = if cons.next_release < cons.next_get {
+                format!(
+                    "it holds iterations {}..{}",
+                    cons.next_release, cons.next_get
+                )
+            } else {
+                "it holds none".to_string()
+            };
+            return Err(format!(
+                "consumed of iteration {index}, but this partition releases in the order it \
+                 got and {holding}"
+            ));
+        }
+        let p = self.position(index);
+        self.consumers[c].next_release += 1;
+        self.slots[p.slot as usize].empty.arrive();
+        Ok(())
+    }
+
+    /// What a read of `view` by `partition` sees: the slot's buffer as it
+    /// is now. With `check_released`, reading an iteration the partition
+    /// has already released is an error (on hardware it races with the
+    /// producer's refill whether or not the refill came first here).
+    pub fn read(
+        &self,
+        view: &SlotView,
+        partition: usize,
+        check_released: bool,
+    ) -> Result<RVal, String> {
+        let c = &self.consumers[self.consumer(partition)?];
+        if check_released && view.iteration < c.next_release {
+            return Err(format!(
+                "read of iteration {}'s buffer {} after this partition released it \
+                 (aref.consumed must come after the last read)",
+                view.iteration, view.buffer
+            ));
+        }
+        let p = self.position(view.iteration);
+        let slot = self.slot(p.slot)?;
+        let Some((_, values)) = &slot.contents else {
+            return Err("read of a slot that was never written".into());
+        };
+        values
+            .get(view.buffer as usize)
+            .cloned()
+            .ok_or_else(|| format!("the aref has no buffer {}", view.buffer))
+    }
+
+    /// The iteration whose buffers slot `slot` holds now, if any.
+    pub fn slot_iteration(&self, slot: u32) -> Option<i64> {
+        self.slots
+            .get(slot as usize)?
+            .contents
+            .as_ref()
+            .map(|c| c.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tawa_ir::interp::value::{Data, Tile};
+    use tawa_ir::{Elem, ScalarType};
+
+    fn tile(x: f64) -> RVal {
+        RVal::Tile(Tile {
+            shape: vec![1],
+            elem: Elem::Scalar(ScalarType::F32),
+            data: Data::F(vec![x]),
+        })
+    }
+
+    fn value(v: &RVal) -> f64 {
+        match v {
+            RVal::Tile(t) => t.float(0),
+            other => panic!("not a tile: {other:?}"),
+        }
+    }
+
+    fn ring(depth: u32, consumers: &[usize]) -> Ring {
+        let ty = Type::tensor(vec![1], Elem::Scalar(ScalarType::F32));
+        let mut r = Ring::new(depth, vec![ty]);
+        r.attach(Some(0), consumers).unwrap();
+        r
+    }
+
+    #[test]
+    fn producer_fills_depth_slots_before_waiting() {
+        let mut r = ring(2, &[1]);
+        for i in 0..2 {
+            assert!(
+                r.ready(WaitFor::Empty, i),
+                "put {i} passes on fresh barriers"
+            );
+            r.put(0, i, vec![tile(i as f64)]).unwrap();
+        }
+        assert!(
+            !r.ready(WaitFor::Empty, 2),
+            "slot 0 still holds iteration 0"
+        );
+        assert!(r.ready(WaitFor::Full, 0));
+        let views = r.get(7, 1, 0).unwrap();
+        let RVal::View(v) = views[0] else { panic!() };
+        assert_eq!(value(&r.read(&v, 1, true).unwrap()), 0.0);
+        assert!(!r.ready(WaitFor::Empty, 2));
+        r.consumed(1, 0).unwrap();
+        assert!(r.ready(WaitFor::Empty, 2));
+        assert!(r
+            .read(&v, 1, true)
+            .unwrap_err()
+            .contains("after this partition released"));
+        r.put(0, 2, vec![tile(2.0)]).unwrap();
+        // Unchecked, the stale view sees the refill: the race the
+        // simulator's interleavings expose.
+        assert_eq!(value(&r.read(&v, 1, false).unwrap()), 2.0);
+    }
+
+    #[test]
+    fn get_waits_for_the_phase_of_its_round() {
+        let mut r = ring(1, &[1]);
+        assert!(!r.ready(WaitFor::Full, 0));
+        r.put(0, 0, vec![tile(0.0)]).unwrap();
+        assert!(r.ready(WaitFor::Full, 0));
+        r.get(0, 1, 0).unwrap();
+        assert!(!r.ready(WaitFor::Full, 1), "round 1 waits for parity 1");
+        r.consumed(1, 0).unwrap();
+        r.put(0, 1, vec![tile(1.0)]).unwrap();
+        assert!(r.ready(WaitFor::Full, 1));
+    }
+
+    #[test]
+    fn empty_waits_for_every_consumer() {
+        let mut r = ring(1, &[1, 2]);
+        r.put(0, 0, vec![tile(0.0)]).unwrap();
+        r.get(0, 1, 0).unwrap();
+        r.get(0, 2, 0).unwrap();
+        r.consumed(1, 0).unwrap();
+        assert!(!r.ready(WaitFor::Empty, 1), "partition 2 still reads");
+        r.consumed(2, 0).unwrap();
+        assert!(r.ready(WaitFor::Empty, 1));
+    }
+
+    #[test]
+    fn contract_violations_are_errors() {
+        let mut r = ring(2, &[1]);
+        assert!(r
+            .check_put(1, 0)
+            .unwrap_err()
+            .contains("not the aref's producer"));
+        assert!(r
+            .check_put(0, 1)
+            .unwrap_err()
+            .contains("next iteration is 0"));
+        r.put(0, 0, vec![tile(0.0)]).unwrap();
+        assert!(r
+            .check_get(1, 1)
+            .unwrap_err()
+            .contains("next iteration is 0"));
+        assert!(r.consumed(1, 0).unwrap_err().contains("it holds none"));
+        r.get(0, 1, 0).unwrap();
+        assert!(r
+            .consumed(1, 1)
+            .unwrap_err()
+            .contains("holds iterations 0..1"));
+        assert!(r.check_get(2, 1).unwrap_err().contains("does not consume"));
+    }
+}

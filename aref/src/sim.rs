@@ -1,0 +1,850 @@
+//! The CPU simulator: runs warp-specialized IR on the interpreter with the
+//! partitions of each `ws` op running concurrently.
+//!
+//! Design. Programs of the grid run one after another (they share nothing
+//! but global memory, and the IR has no inter-program synchronization), on
+//! the tile IR interpreter with a [`Host`] of this crate. When a program
+//! reaches a `ws` op, each partition gets an OS thread running its region
+//! with a copy of the values defined so far. The threads share one
+//! [`Mutex`] holding global memory, the rings and the scheduler, and a
+//! partition runs only while it holds that lock *and* the scheduler has
+//! given it the turn: exactly one partition runs at any time, so a run is
+//! a deterministic function of the seed. Threads rather than a steppable
+//! interpreter keep the interpreter's recursive evaluation (and its speed)
+//! untouched; the cost is a lock handoff per switch.
+//!
+//! Scheduling points are the ops another partition can observe or affect:
+//! global memory accesses, aref ops, `print`, and ops reading a slot view
+//! ([`Host::sync_point`]). Everything between two such points touches only
+//! the partition's own values, so choosing only at these points loses no
+//! outcome. At each point the scheduler picks uniformly at random (seeded
+//! splitmix64) among the runnable partitions: the one at the point,
+//! partitions ready to go on, and partitions blocked in an aref op whose
+//! barrier wait would now succeed. A put or get whose wait fails blocks
+//! its partition; when no partition is runnable and some have not
+//! finished, the run stops with a [`Deadlock`] naming every partition and
+//! the op, location, iteration and barrier state it is blocked at.
+//!
+//! An error in one partition (an out-of-bounds load, a broken aref
+//! contract) aborts the others and is reported as the program's error.
+
+use std::fmt;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread;
+
+use tawa_ir::interp::value::{RVal, SlotView};
+use tawa_ir::interp::{
+    run_grid_with_host, run_region, ArgValue, Host, InterpError, InterpOptions, Memory, WsLaunch,
+};
+use tawa_ir::{Block, EntityRef, Function, Loc, Op, OpKind, Type};
+
+use crate::ring::{Position, Ring, WaitFor};
+
+/// How to simulate.
+#[derive(Clone, Debug)]
+pub struct SimOptions {
+    /// Seed of the scheduler's choices; equal seeds give equal runs.
+    pub seed: u64,
+    /// Step limit of the interpreter, applied to the program body and to
+    /// each partition separately.
+    pub max_steps: Option<u64>,
+    /// Report any read of a slot view after its partition released the
+    /// slot: a race on hardware even in interleavings where the producer
+    /// has not refilled the slot yet. When off, such reads see whatever the
+    /// slot holds at that moment, and only some interleavings show wrong
+    /// results.
+    pub check_released_reads: bool,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            seed: 0,
+            max_steps: None,
+            check_released_reads: true,
+        }
+    }
+}
+
+/// What a successful simulation did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimStats {
+    /// `ws` ops run (over all programs).
+    pub ws_runs: u64,
+    /// Scheduling decisions taken.
+    pub decisions: u64,
+    /// Decisions that handed the turn to another partition.
+    pub switches: u64,
+    /// A hash of the sequence of chosen partitions: different values mean
+    /// different interleavings.
+    pub schedule_hash: u64,
+}
+
+/// Why a simulation failed.
+#[derive(Clone, Debug)]
+pub enum SimError {
+    /// No partition of a `ws` op could move.
+    Deadlock(Box<Deadlock>),
+    /// A program failed: an interpreter error, or an aref op that broke the
+    /// contract of the crate documentation (message, op and location).
+    Program(InterpError),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Deadlock(d) => d.fmt(f),
+            SimError::Program(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// A state of a `ws` op in which no partition can move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    pub pid: [u32; 3],
+    /// Location of the `ws` op.
+    pub ws_loc: Loc,
+    /// Every partition, in the op's order.
+    pub partitions: Vec<PartitionReport>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionReport {
+    pub index: usize,
+    pub role: String,
+    pub state: PartitionState,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PartitionState {
+    Finished,
+    Blocked(BlockedAt),
+}
+
+/// Where a partition waits, and the barrier it waits on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockedAt {
+    /// `aref.put` or `aref.get`.
+    pub op: String,
+    pub loc: Loc,
+    /// The aref's name in the printed IR (`%ring`).
+    pub aref: String,
+    pub iteration: i64,
+    pub position: Position,
+    /// `Empty` for a put, `Full` for a get.
+    pub waits_for: WaitFor,
+    /// The parity waited for.
+    pub parity: u32,
+    pub completed_phases: u64,
+    pub pending_arrivals: u32,
+    pub expected_arrivals: u32,
+}
+
+impl fmt::Display for Deadlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.pid;
+        write!(
+            f,
+            "deadlock in program ({x}, {y}, {z}): no partition of the ws op at {}:{} can move",
+            self.ws_loc.line, self.ws_loc.col
+        )?;
+        for p in &self.partitions {
+            write!(f, "\n  partition {} '{}': ", p.index, p.role)?;
+            match &p.state {
+                PartitionState::Finished => f.write_str("finished")?,
+                PartitionState::Blocked(b) => {
+                    let barrier = match b.waits_for {
+                        WaitFor::Empty => "empty",
+                        WaitFor::Full => "full",
+                    };
+                    write!(
+                        f,
+                        "blocked at {} {} (loc {}:{}), iteration {} (slot {}, round {}): \
+                         waits for parity {} of the slot's '{barrier}' barrier, which has \
+                         completed {} phase(s) and misses {} of {} arrival(s)",
+                        b.op,
+                        b.aref,
+                        b.loc.line,
+                        b.loc.col,
+                        b.iteration,
+                        b.position.slot,
+                        b.position.round,
+                        b.parity,
+                        b.completed_phases,
+                        b.pending_arrivals,
+                        b.expected_arrivals
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `func` over `grid` like [`tawa_ir::interp::run_grid`], running the
+/// partitions of every `ws` op concurrently under a seeded random
+/// scheduler (see the module documentation).
+pub fn simulate_grid(
+    func: &Function,
+    args: &[ArgValue],
+    grid: [u32; 3],
+    mem: &mut Memory,
+    opts: &SimOptions,
+) -> Result<SimStats, SimError> {
+    let mut host = ProgramHost {
+        mem,
+        rings: Vec::new(),
+        sched: Scheduler {
+            rng: SplitMix64(opts.seed),
+            stats: SimStats::default(),
+        },
+        check_released_reads: opts.check_released_reads,
+        deadlock: None,
+    };
+    let interp_opts = InterpOptions {
+        max_steps: opts.max_steps,
+    };
+    match run_grid_with_host(func, args, grid, &mut host, &interp_opts) {
+        Ok(()) => Ok(host.sched.stats),
+        Err(e) => Err(match host.deadlock.take() {
+            Some(d) => SimError::Deadlock(d),
+            None => SimError::Program(e),
+        }),
+    }
+}
+
+/// splitmix64: a small, well-mixed generator; good enough to pick
+/// partitions, and it keeps the crate free of dependencies.
+#[derive(Clone, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`), up to a negligible modulo bias.
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// The seeded choices and their statistics, kept across `ws` runs.
+#[derive(Clone, Debug)]
+struct Scheduler {
+    rng: SplitMix64,
+    stats: SimStats,
+}
+
+/// The host of a program's body: global memory, `aref.create`, and the
+/// `ws` ops it reaches.
+struct ProgramHost<'m> {
+    mem: &'m mut Memory,
+    /// Rings by aref number.
+    rings: Vec<Ring>,
+    sched: Scheduler,
+    check_released_reads: bool,
+    /// The deadlock behind the error a `ws` op returned.
+    deadlock: Option<Box<Deadlock>>,
+}
+
+impl Host for ProgramHost<'_> {
+    fn memory(&mut self) -> &mut Memory {
+        self.mem
+    }
+
+    fn aref_create(&mut self, _op: Op, ty: &Type) -> Result<RVal, String> {
+        let Type::Aref { depth, buffers } = ty else {
+            return Err(format!("aref.create of type {ty}"));
+        };
+        let id = u32::try_from(self.rings.len()).map_err(|_| "too many arefs".to_string())?;
+        self.rings.push(Ring::new(*depth, buffers.clone()));
+        Ok(RVal::Aref(id))
+    }
+
+    fn aref_put(&mut self, _: Op, _: u32, _: i64, _: Vec<RVal>) -> Result<(), String> {
+        Err(OUTSIDE_WS.into())
+    }
+
+    fn aref_get(&mut self, _: Op, _: u32, _: i64) -> Result<Vec<RVal>, String> {
+        Err(OUTSIDE_WS.into())
+    }
+
+    fn aref_consumed(&mut self, _: Op, _: u32, _: i64) -> Result<(), String> {
+        Err(OUTSIDE_WS.into())
+    }
+
+    fn read_view(&self, _: &SlotView) -> Result<RVal, String> {
+        Err(OUTSIDE_WS.into())
+    }
+
+    fn warp_specialize(&mut self, ws: WsLaunch<'_>) -> Result<(), InterpError> {
+        let func = ws.func;
+        let data = &func.ops[ws.op];
+        let fail = |message: String| InterpError {
+            message,
+            op: "ws".into(),
+            loc: data.loc,
+            pid: ws.pid,
+        };
+        let OpKind::WarpSpecialize { partitions } = &data.kind else {
+            return Err(fail("warp_specialize called on another op".into()));
+        };
+        if partitions.len() != data.regions.len() {
+            return Err(fail(format!(
+                "{} partitions but {} regions",
+                partitions.len(),
+                data.regions.len()
+            )));
+        }
+        let roles = ring_roles(func, &data.regions, &ws.env).map_err(fail)?;
+        for (&aref, role) in &roles {
+            let ring = self
+                .rings
+                .get_mut(aref as usize)
+                .ok_or_else(|| fail(format!("aref {aref} was never created")))?;
+            ring.attach(role.producer, &role.consumers).map_err(fail)?;
+        }
+        let shared = Shared {
+            func,
+            mem: &mut *self.mem,
+            rings: std::mem::take(&mut self.rings),
+            parts: partitions
+                .iter()
+                .map(|p| Part {
+                    role: p.role.clone(),
+                    status: Status::Ready,
+                })
+                .collect(),
+            turn: Turn::Nobody,
+            sched: self.sched.clone(),
+            pid: ws.pid,
+            ws_loc: data.loc,
+            failure: None,
+            deadlock: None,
+        };
+        let sync = SyncState {
+            state: Mutex::new(shared),
+            turn_changed: Condvar::new(),
+        };
+        let check = self.check_released_reads;
+        let mut panic = None;
+        thread::scope(|scope| {
+            let handles: Vec<_> = data
+                .regions
+                .iter()
+                .enumerate()
+                .map(|(me, &block)| {
+                    let env = ws.env.clone();
+                    let sync = &sync;
+                    let run = PartitionRun {
+                        func,
+                        block,
+                        env,
+                        me,
+                        pid: ws.pid,
+                        grid: ws.grid,
+                        max_steps: ws.max_steps,
+                        check_released_reads: check,
+                    };
+                    scope.spawn(move || run.run(sync))
+                })
+                .collect();
+            {
+                let mut g = sync.lock();
+                let first = g.pick();
+                g.turn = first;
+                sync.turn_changed.notify_all();
+            }
+            for h in handles {
+                if let Err(p) = h.join() {
+                    panic.get_or_insert(p);
+                }
+            }
+        });
+        if let Some(p) = panic {
+            // A panic is a bug of the simulator or interpreter, not of the
+            // IR: let it surface as one, now that no thread is left waiting.
+            std::panic::resume_unwind(p);
+        }
+        let shared = sync
+            .state
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.rings = shared.rings;
+        for &aref in roles.keys() {
+            self.rings[aref as usize].retire();
+        }
+        self.sched = shared.sched;
+        self.sched.stats.ws_runs += 1;
+        if let Some(d) = shared.deadlock {
+            let message = d.to_string();
+            self.deadlock = Some(d);
+            return Err(fail(message));
+        }
+        match shared.failure {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+const OUTSIDE_WS: &str = "aref op outside every ws partition";
+
+/// The partitions that put into and read from one aref in a `ws` op.
+#[derive(Debug, Default)]
+struct RingRole {
+    producer: Option<usize>,
+    consumers: Vec<usize>,
+}
+
+/// Which partition puts into and which get from each aref the partitions
+/// use, keyed by aref number (the verifier's placement rules, checked
+/// again here because unverified IR may reach the simulator).
+fn ring_roles(
+    func: &Function,
+    regions: &[Block],
+    env: &[Option<RVal>],
+) -> Result<std::collections::BTreeMap<u32, RingRole>, String> {
+    let mut roles: std::collections::BTreeMap<u32, RingRole> = Default::default();
+    for (p, &region) in regions.iter().enumerate() {
+        let mut problem = None;
+        func.walk_block(region, &mut |op| {
+            let data = &func.ops[op];
+            let put = match data.kind {
+                OpKind::ArefPut => true,
+                OpKind::ArefGet | OpKind::ArefConsumed => false,
+                _ => return,
+            };
+            let aref = data
+                .operands
+                .first()
+                .and_then(|v| env.get(v.index()))
+                .and_then(|v| match v {
+                    Some(RVal::Aref(id)) => Some(*id),
+                    _ => None,
+                });
+            let Some(aref) = aref else {
+                problem.get_or_insert("an aref op's aref is not defined before the ws op");
+                return;
+            };
+            let role = roles.entry(aref).or_default();
+            if put {
+                match role.producer {
+                    Some(q) if q != p => {
+                        problem.get_or_insert("an aref has puts in two partitions");
+                    }
+                    _ => role.producer = Some(p),
+                }
+            } else if !role.consumers.contains(&p) {
+                role.consumers.push(p);
+            }
+        });
+        if let Some(problem) = problem {
+            return Err(problem.into());
+        }
+    }
+    for role in roles.values() {
+        if let Some(p) = role.producer {
+            if role.consumers.contains(&p) {
+                return Err("an aref's producer partition also reads it".into());
+            }
+        }
+    }
+    Ok(roles)
+}
+
+/// Whose turn it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turn {
+    /// Before the first choice.
+    Nobody,
+    Run(usize),
+    /// Every partition finished.
+    Done,
+    /// A partition failed or the op deadlocked: everyone stops.
+    Abort,
+}
+
+#[derive(Clone, Debug)]
+enum Status {
+    Ready,
+    Blocked(Wait),
+    Finished,
+    Failed,
+}
+
+/// An aref op waiting for its barrier.
+#[derive(Clone, Debug)]
+struct Wait {
+    op: Op,
+    aref: u32,
+    waits_for: WaitFor,
+    iteration: i64,
+}
+
+struct Part {
+    role: String,
+    status: Status,
+}
+
+/// Everything the partitions of one `ws` run share, behind one lock.
+struct Shared<'a> {
+    func: &'a Function,
+    mem: &'a mut Memory,
+    rings: Vec<Ring>,
+    parts: Vec<Part>,
+    turn: Turn,
+    sched: Scheduler,
+    pid: [u32; 3],
+    ws_loc: Loc,
+    /// The first error of a partition, which aborted the others.
+    failure: Option<InterpError>,
+    deadlock: Option<Box<Deadlock>>,
+}
+
+impl Shared<'_> {
+    fn runnable(&self, part: &Part) -> bool {
+        match &part.status {
+            Status::Ready => true,
+            Status::Blocked(w) => self
+                .rings
+                .get(w.aref as usize)
+                .is_some_and(|r| r.ready(w.waits_for, w.iteration)),
+            Status::Finished | Status::Failed => false,
+        }
+    }
+
+    /// The scheduler's decision: a random runnable partition, `Done`, or
+    /// `Abort` with the deadlock recorded.
+    fn pick(&mut self) -> Turn {
+        let candidates: Vec<usize> = (0..self.parts.len())
+            .filter(|&i| self.runnable(&self.parts[i]))
+            .collect();
+        if candidates.is_empty() {
+            if self
+                .parts
+                .iter()
+                .all(|p| matches!(p.status, Status::Finished))
+            {
+                return Turn::Done;
+            }
+            self.deadlock = Some(Box::new(self.deadlock_report()));
+            return Turn::Abort;
+        }
+        let chosen = candidates[self.sched.rng.below(candidates.len())];
+        let stats = &mut self.sched.stats;
+        stats.decisions += 1;
+        if self.turn != Turn::Run(chosen) {
+            stats.switches += 1;
+        }
+        stats.schedule_hash = (stats.schedule_hash ^ (chosen as u64 + 1))
+            .wrapping_mul(0x0000_0100_0000_01B3)
+            .rotate_left(5);
+        Turn::Run(chosen)
+    }
+
+    fn deadlock_report(&self) -> Deadlock {
+        let names = tawa_ir::printer::value_names(self.func);
+        let partitions = self
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(index, p)| {
+                let state = match &p.status {
+                    Status::Blocked(w) => {
+                        let data = &self.func.ops[w.op];
+                        let ring = &self.rings[w.aref as usize];
+                        let position = Position::of(w.iteration, ring.depth());
+                        let parity = match w.waits_for {
+                            WaitFor::Empty => position.parity ^ 1,
+                            WaitFor::Full => position.parity,
+                        };
+                        let barrier = ring.barrier(w.waits_for, w.iteration);
+                        let aref = data
+                            .operands
+                            .first()
+                            .and_then(|v| names.get(v))
+                            .map_or_else(|| format!("#{}", w.aref), |n| format!("%{n}"));
+                        PartitionState::Blocked(BlockedAt {
+                            op: tawa_ir::printer::op_name(&data.kind),
+                            loc: data.loc,
+                            aref,
+                            iteration: w.iteration,
+                            position,
+                            waits_for: w.waits_for,
+                            parity,
+                            completed_phases: barrier.map_or(0, |b| b.completed_phases()),
+                            pending_arrivals: barrier.map_or(0, |b| b.pending_arrivals()),
+                            expected_arrivals: barrier.map_or(0, |b| b.expected_arrivals()),
+                        })
+                    }
+                    // With nobody runnable, every partition is blocked or
+                    // finished (a failure aborts before the next choice).
+                    _ => PartitionState::Finished,
+                };
+                PartitionReport {
+                    index,
+                    role: p.role.clone(),
+                    state,
+                }
+            })
+            .collect();
+        Deadlock {
+            pid: self.pid,
+            ws_loc: self.ws_loc,
+            partitions,
+        }
+    }
+}
+
+struct SyncState<'a> {
+    state: Mutex<Shared<'a>>,
+    turn_changed: Condvar,
+}
+
+type Guard<'s, 'a> = MutexGuard<'s, Shared<'a>>;
+
+impl<'a> SyncState<'a> {
+    fn lock(&self) -> Guard<'_, 'a> {
+        // A poisoned lock means a partition panicked; the others only need
+        // to see the abort it left behind.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until it is `me`'s turn (`Ok`) or the run aborts (`Err`);
+    /// either way the lock is held on return.
+    fn wait_turn<'s>(
+        &'s self,
+        guard: Guard<'s, 'a>,
+        me: usize,
+    ) -> Result<Guard<'s, 'a>, Guard<'s, 'a>> {
+        let g = self
+            .turn_changed
+            .wait_while(guard, |s| s.turn != Turn::Run(me) && s.turn != Turn::Abort)
+            .unwrap_or_else(PoisonError::into_inner);
+        if g.turn == Turn::Abort {
+            Err(g)
+        } else {
+            Ok(g)
+        }
+    }
+}
+
+/// One partition's thread.
+struct PartitionRun<'f> {
+    func: &'f Function,
+    block: Block,
+    env: Vec<Option<RVal>>,
+    me: usize,
+    pid: [u32; 3],
+    grid: [u32; 3],
+    max_steps: Option<u64>,
+    check_released_reads: bool,
+}
+
+impl PartitionRun<'_> {
+    fn run(self, sync: &SyncState<'_>) {
+        let _abort = AbortOnPanic { sync };
+        let me = self.me;
+        let guard = match sync.wait_turn(sync.lock(), me) {
+            Ok(g) => g,
+            Err(mut g) => {
+                g.parts[me].status = Status::Failed;
+                return;
+            }
+        };
+        let mut host = PartitionHost {
+            sync,
+            guard: Some(guard),
+            me,
+            check_released_reads: self.check_released_reads,
+        };
+        let result = run_region(
+            self.func,
+            self.block,
+            self.env,
+            self.pid,
+            self.grid,
+            &mut host,
+            self.max_steps,
+        );
+        let mut g = host.guard.take().unwrap_or_else(|| sync.lock());
+        match result {
+            Ok(()) => g.parts[me].status = Status::Finished,
+            Err(e) => {
+                g.parts[me].status = Status::Failed;
+                // An aborted partition's error only echoes the abort.
+                if g.turn != Turn::Abort {
+                    g.failure = Some(e);
+                    g.turn = Turn::Abort;
+                }
+            }
+        }
+        if g.turn != Turn::Abort {
+            let next = g.pick();
+            g.turn = next;
+        }
+        sync.turn_changed.notify_all();
+    }
+}
+
+/// Turns a panicking partition into an abort, so that the others stop
+/// waiting for a turn that would never come.
+struct AbortOnPanic<'s, 'a> {
+    sync: &'s SyncState<'a>,
+}
+
+impl Drop for AbortOnPanic<'_, '_> {
+    fn drop(&mut self) {
+        if thread::panicking() {
+            let mut g = self.sync.lock();
+            g.turn = Turn::Abort;
+            self.sync.turn_changed.notify_all();
+        }
+    }
+}
+
+/// The host of one partition: holds the shared lock while the partition
+/// runs and gives it up at scheduling points and blocking aref ops.
+struct PartitionHost<'s, 'a> {
+    sync: &'s SyncState<'a>,
+    /// Always `Some` while the partition runs; `None` only inside
+    /// [`PartitionHost::hand_over`].
+    guard: Option<Guard<'s, 'a>>,
+    me: usize,
+    check_released_reads: bool,
+}
+
+const ABORTED: &str = "stopped: another partition failed or the ws op deadlocked";
+
+impl<'s, 'a> PartitionHost<'s, 'a> {
+    fn state(&self) -> &Shared<'a> {
+        self.guard
+            .as_ref()
+            .expect("a running partition holds the lock")
+    }
+
+    fn state_mut(&mut self) -> &mut Shared<'a> {
+        self.guard
+            .as_mut()
+            .expect("a running partition holds the lock")
+    }
+
+    fn ring(&self, aref: u32) -> Result<&Ring, String> {
+        self.state()
+            .rings
+            .get(aref as usize)
+            .ok_or_else(|| format!("aref {aref} was never created"))
+    }
+
+    /// Gives the turn to `turn` and waits for it to come back.
+    fn hand_over(&mut self, turn: Turn) -> Result<(), String> {
+        let mut g = self
+            .guard
+            .take()
+            .expect("a running partition holds the lock");
+        g.turn = turn;
+        if turn == Turn::Run(self.me) {
+            self.guard = Some(g);
+            return Ok(());
+        }
+        self.sync.turn_changed.notify_all();
+        match self.sync.wait_turn(g, self.me) {
+            Ok(g) => {
+                self.guard = Some(g);
+                Ok(())
+            }
+            Err(g) => {
+                self.guard = Some(g);
+                Err(ABORTED.into())
+            }
+        }
+    }
+
+    /// Blocks until the wait of an aref op succeeds.
+    fn wait(
+        &mut self,
+        op: Op,
+        aref: u32,
+        waits_for: WaitFor,
+        iteration: i64,
+    ) -> Result<(), String> {
+        let me = self.me;
+        loop {
+            if self.ring(aref)?.ready(waits_for, iteration) {
+                self.state_mut().parts[me].status = Status::Ready;
+                return Ok(());
+            }
+            let s = self.state_mut();
+            s.parts[me].status = Status::Blocked(Wait {
+                op,
+                aref,
+                waits_for,
+                iteration,
+            });
+            let next = s.pick();
+            self.hand_over(next)?;
+        }
+    }
+}
+
+impl Host for PartitionHost<'_, '_> {
+    fn memory(&mut self) -> &mut Memory {
+        self.state_mut().mem
+    }
+
+    fn wants_sync_points(&self) -> bool {
+        true
+    }
+
+    fn sync_point(&mut self, _op: Op) -> Result<(), String> {
+        let next = self.state_mut().pick();
+        self.hand_over(next)
+    }
+
+    fn aref_create(&mut self, _: Op, _: &Type) -> Result<RVal, String> {
+        Err("aref.create inside a ws partition".into())
+    }
+
+    fn aref_put(&mut self, op: Op, aref: u32, index: i64, values: Vec<RVal>) -> Result<(), String> {
+        let me = self.me;
+        self.ring(aref)?.check_put(me, index)?;
+        self.wait(op, aref, WaitFor::Empty, index)?;
+        self.state_mut().rings[aref as usize].put(me, index, values)
+    }
+
+    fn aref_get(&mut self, op: Op, aref: u32, index: i64) -> Result<Vec<RVal>, String> {
+        let me = self.me;
+        self.ring(aref)?.check_get(me, index)?;
+        self.wait(op, aref, WaitFor::Full, index)?;
+        self.state_mut().rings[aref as usize].get(aref, me, index)
+    }
+
+    fn aref_consumed(&mut self, _op: Op, aref: u32, index: i64) -> Result<(), String> {
+        let me = self.me;
+        self.ring(aref)?;
+        self.state_mut().rings[aref as usize].consumed(me, index)
+    }
+
+    fn read_view(&self, view: &SlotView) -> Result<RVal, String> {
+        self.ring(view.aref)?
+            .read(view, self.me, self.check_released_reads)
+    }
+
+    fn warp_specialize(&mut self, ws: WsLaunch<'_>) -> Result<(), InterpError> {
+        Err(InterpError {
+            message: "ws inside a partition of another ws".into(),
+            op: "ws".into(),
+            loc: ws.func.ops[ws.op].loc,
+            pid: ws.pid,
+        })
+    }
+}
