@@ -112,7 +112,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
     }
     let func = &func;
     let layouts = crate::layout_assign::assign_layouts(func)?;
-    let axis = crate::axis_info::analyze(func);
+    let axis = tawa_ir::axis_info::analyze(func);
     let source = opts
         .source_path
         .as_ref()

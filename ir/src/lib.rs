@@ -5,9 +5,14 @@
 //! - [`function`]: arenas with typed handles for values, ops and blocks.
 //! - [`printer`], [`parser`]: the textual form, which round-trips exactly.
 //! - [`verifier`]: the IR's invariants, checked after every pass in tests.
+//! - [`axis_info`]: Triton's AxisInfo analysis (contiguity, divisibility,
+//!   constancy of every value per dimension). Target-independent, as in
+//!   Triton's `lib/Analysis`: the backend derives vector widths from it and
+//!   the TMA inference alignment facts.
 //!
 //! The IR knows nothing about Python, CUDA or warps.
 
+pub mod axis_info;
 pub mod combine;
 pub mod function;
 pub mod interp;

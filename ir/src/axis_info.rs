@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use tawa_ir::{
+use crate::{
     BinaryOp, Block, CmpPred, ConstValue, Elem, Function, Op, OpKind, ScalarType, SecondaryMap,
     Type, UnaryOp, Value,
 };
@@ -198,7 +198,7 @@ pub fn vector_width(
 /// Divisibility [`MAX_DIVISIBILITY`] prints as `max`.
 pub fn print_axis_info(func: &Function) -> String {
     let map = analyze(func);
-    let names = tawa_ir::printer::value_names(func);
+    let names = crate::printer::value_names(func);
     let mut out = String::new();
     print_block(func, &map, &names, func.body, 0, &mut out);
     out
