@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use tawa_ir::printer::op_name;
 use tawa_ir::{
     BinaryOp, Block, CmpPred, ConstValue, Elem, Function, Loc, Op, OpKind, ScalarType,
-    SecondaryMap, Type, Value, ValueDef,
+    SecondaryMap, Type, UnaryOp, Value, ValueDef,
 };
 
 // ------------------------------------------------------------------ atoms
@@ -964,6 +964,10 @@ impl<'f> Analyzer<'f> {
                 let (li, ri) = (self.index(l, at)?, self.index(r, at)?);
                 binary(*b, &li, &ri, at).map(Form::Index)
             }
+            OpKind::Unary(UnaryOp::Neg) if matches!(rty.scalar_type(), Some(s) if s.is_int()) => {
+                let x = self.index(operand(0)?, at)?;
+                scale_index(&x, &Poly::constant(-1), at).map(Form::Index)
+            }
             OpKind::Cmp(pred) => {
                 if rank == 0 {
                     return Err(not_followed("of scalars is not a bound on a tile index"));
@@ -1169,7 +1173,10 @@ fn add_index(a: &IndexForm, b: &IndexForm, negate_b: bool, at: Loc) -> Result<In
     } else {
         b.clone()
     };
-    let offset = a.offset.checked_add(&b.offset).ok_or_else(|| overflow(at))?;
+    let offset = a
+        .offset
+        .checked_add(&b.offset)
+        .ok_or_else(|| overflow(at))?;
     let dims = a
         .dims
         .iter()
@@ -1211,7 +1218,8 @@ fn binary(op: BinaryOp, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<IndexFo
         BinaryOp::Rem if !l.dims.is_empty() && r.is_uniform() => {
             let varying: Vec<usize> = (0..l.dims.len()).filter(|&d| l.dims[d].is_some()).collect();
             match varying.as_slice() {
-                [d] if matches!(&l.dims[*d], Some(DimTerm::Linear(c)) if c.as_constant() == Some(1)) => {
+                [d] if matches!(&l.dims[*d], Some(DimTerm::Linear(c)) if c.as_constant() == Some(1)) =>
+                {
                     let mut dims = vec![None; l.dims.len()];
                     dims[*d] = Some(DimTerm::Wrapped(Wrap {
                         coef: Poly::constant(1),
@@ -1224,7 +1232,9 @@ fn binary(op: BinaryOp, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<IndexFo
                         dims,
                     })
                 }
-                _ => Err(not_affine("is taken of something other than a range plus an offset")),
+                _ => Err(not_affine(
+                    "is taken of something other than a range plus an offset",
+                )),
             }
         }
         _ if l.dims.is_empty() => {
@@ -1252,7 +1262,9 @@ fn compare(pred: CmpPred, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<MaskF
     let offset = if strict {
         e.offset.clone()
     } else {
-        e.offset.checked_sub(&Poly::constant(1)).ok_or_else(|| overflow(at))?
+        e.offset
+            .checked_sub(&Poly::constant(1))
+            .ok_or_else(|| overflow(at))?
     };
     let varying: Vec<usize> = (0..e.dims.len()).filter(|&d| e.dims[d].is_some()).collect();
     match varying.as_slice() {
@@ -1271,7 +1283,9 @@ fn compare(pred: CmpPred, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<MaskF
                 "the comparison is a lower bound; only `offs < bound` becomes a tensor extent",
             )),
             Some(DimTerm::Wrapped(_)) => Err(why("the comparison checks a wrapped (`%`) index")),
-            _ => Err(why("the comparison checks a scaled index, not the index itself")),
+            _ => Err(why(
+                "the comparison checks a scaled index, not the index itself",
+            )),
         },
         _ => Err(why("the comparison combines indices of several dimensions")),
     }
@@ -1427,7 +1441,10 @@ mod tests {
         let le = compare(CmpPred::Le, &offs, &bound, at).unwrap();
         assert_eq!(
             le.bounds[0].limit,
-            m.checked_sub(&s).unwrap().checked_add(&Poly::constant(1)).unwrap()
+            m.checked_sub(&s)
+                .unwrap()
+                .checked_add(&Poly::constant(1))
+                .unwrap()
         );
         // A lower bound and a scaled index are refused.
         assert!(compare(CmpPred::Ge, &offs, &bound, at).is_err());

@@ -82,9 +82,7 @@ use std::fmt::Write;
 
 use tawa_ir::axis_info::{AxisInfoMap, MAX_DIVISIBILITY};
 use tawa_ir::printer::value_names;
-use tawa_ir::{
-    ConstValue, Function, Loc, Op, OpKind, Padding, ScalarType, Type, Value, ValueDef,
-};
+use tawa_ir::{ConstValue, Function, Loc, Op, OpKind, Padding, ScalarType, Type, Value, ValueDef};
 
 use crate::affine::{self, AffineForms, Atom, DimTerm, Form, Poly, PtrForm, Wrap};
 use crate::wrap_proof;
@@ -337,7 +335,12 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
         let result = func.ops[op]
             .results
             .first()
-            .map(|&v| format!("%{}", names.get(&v).cloned().unwrap_or_else(|| v.to_string())))
+            .map(|&v| {
+                format!(
+                    "%{}",
+                    names.get(&v).cloned().unwrap_or_else(|| v.to_string())
+                )
+            })
             .unwrap_or_else(|| "load".into());
         let _ = write!(out, "{path}:{}:{}: {result}: ", loc.line, loc.col);
         match d {
@@ -395,7 +398,7 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                         .collect();
                     let _ = write!(
                         out,
-                        "; rows wrapped modulo {} at {}:{} only reach stores that mask them ({})",
+                        "; indices wrapped modulo {} at {}:{} only reach stores that mask them ({})",
                         w.modulus.render(&name),
                         w.wrapped_at.line,
                         w.wrapped_at.col,
@@ -411,7 +414,12 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
 
 /// `%name` of an atom; a loop's iteration number is `iter(%iv)`.
 fn atom_name(func: &Function, names: &HashMap<Value, String>, atom: Atom) -> String {
-    let value_name = |v: Value| format!("%{}", names.get(&v).cloned().unwrap_or_else(|| v.to_string()));
+    let value_name = |v: Value| {
+        format!(
+            "%{}",
+            names.get(&v).cloned().unwrap_or_else(|| v.to_string())
+        )
+    };
     match atom {
         Atom::Value(v) => value_name(v),
         Atom::Iter(l) => match func.ops[l].regions.first() {
@@ -478,7 +486,10 @@ impl<'f> Inference<'f> {
     }
 
     fn value_name(&self, v: Value) -> String {
-        format!("%{}", self.names.get(&v).cloned().unwrap_or_else(|| v.to_string()))
+        format!(
+            "%{}",
+            self.names.get(&v).cloned().unwrap_or_else(|| v.to_string())
+        )
     }
 
     fn is_param(&self, v: Value) -> bool {
@@ -489,9 +500,9 @@ impl<'f> Inference<'f> {
         let func = self.func;
         let data = &func.ops[op];
         let geometry = match &data.kind {
-            OpKind::Load {
-                volatile: true, ..
-            } => return Err("a volatile load must stay an ordinary load".into()),
+            OpKind::Load { volatile: true, .. } => {
+                return Err("a volatile load must stay an ordinary load".into())
+            }
             OpKind::Load {
                 has_mask,
                 has_other,
@@ -689,8 +700,8 @@ impl<'f> Inference<'f> {
                 ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 => OobFill::Nan,
                 e => {
                     return Err(format!(
-                        "`padding_option=\"nan\"` on {e}: TMA fills NaN only for 16- and 32-bit floats"
-                    ))
+                    "`padding_option=\"nan\"` on {e}: TMA fills NaN only for 16- and 32-bit floats"
+                ))
                 }
             },
         };
@@ -789,9 +800,9 @@ impl<'f> Inference<'f> {
                 let mut d = 1u64 << c.unsigned_abs().trailing_zeros().min(31);
                 for &a in atoms {
                     let ad = match a {
-                        Atom::Value(v) => u64::from(
-                            self.axis.get(v).divisibility.first().copied().unwrap_or(1),
-                        ),
+                        Atom::Value(v) => {
+                            u64::from(self.axis.get(v).divisibility.first().copied().unwrap_or(1))
+                        }
                         _ => 1,
                     };
                     d = d.saturating_mul(ad).min(max);
@@ -864,9 +875,9 @@ impl<'f> Inference<'f> {
         // Split the base offset into origins and extra dimensions.
         let mut dims = g.dims.clone();
         let mut extra: Vec<(Poly, Poly)> = Vec::new(); // (stride, coord)
-        // A monomial that would have been an extra dimension but for its
-        // stride's alignment, and went to the unit-stride dimension: named
-        // if that dimension's extent then fails.
+                                                       // A monomial that would have been an extra dimension but for its
+                                                       // stride's alignment, and went to the unit-stride dimension: named
+                                                       // if that dimension's extent then fails.
         let mut unaligned: Option<(Poly, Poly)> = None; // (monomial, stride)
         for (atoms, c) in g.base.index.offset.terms() {
             let monomial = Poly::monomial(atoms.to_vec(), c);
@@ -952,6 +963,18 @@ impl<'f> Inference<'f> {
                         self.render(e)
                     ));
                 }
+            }
+            if dim.stride.terms().any(|(_, c)| c < 0) {
+                return Err(format!(
+                    "the tile runs backwards along dimension {d} (stride `{}`); TMA strides are positive",
+                    self.render(&dim.stride)
+                ));
+            }
+            if dim.coord.as_constant().is_some_and(|c| c < 0) {
+                return Err(format!(
+                    "the tile starts before the tensor's base along dimension {d} (origin {}); TMA would read zeros there",
+                    self.render(&dim.coord)
+                ));
             }
             if !self.over_params(&dim.stride) {
                 return Err(format!(

@@ -84,7 +84,7 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 impl<'a> Tracker<'a> {
     fn wrapped(&self) -> String {
         format!(
-            "the rows that `% {}` wraps (at {}:{})",
+            "the indices wrapped modulo {} (at {}:{})",
             (self.render)(&self.wrap.modulus),
             self.wrap.at.line,
             self.wrap.at.col
@@ -154,7 +154,11 @@ impl<'a> Tracker<'a> {
             k if k.is_terminator() => return Ok(()),
             _ => {}
         }
-        let taints: Vec<Vec<u32>> = data.operands.iter().map(|&v| self.taint(v).to_vec()).collect();
+        let taints: Vec<Vec<u32>> = data
+            .operands
+            .iter()
+            .map(|&v| self.taint(v).to_vec())
+            .collect();
         if taints.iter().all(Vec::is_empty) {
             return Ok(());
         }
@@ -222,7 +226,8 @@ impl<'a> Tracker<'a> {
             }
             OpKind::Store { has_mask, .. } | OpKind::AtomicRmw { has_mask, .. } => {
                 let is_store = matches!(data.kind, OpKind::Store { .. });
-                if !taints[0].is_empty() || (*has_mask && !taints.get(2).is_none_or(|t| t.is_empty()))
+                if !taints[0].is_empty()
+                    || (*has_mask && !taints.get(2).is_none_or(|t| t.is_empty()))
                 {
                     return Err(self.fail(op, "where they form an address or a mask"));
                 }
@@ -245,15 +250,16 @@ impl<'a> Tracker<'a> {
                 Vec::new()
             }
             OpKind::DescStore => {
-                if taints.iter().enumerate().any(|(i, t)| i != 1 && !t.is_empty()) {
+                if taints
+                    .iter()
+                    .enumerate()
+                    .any(|(i, t)| i != 1 && !t.is_empty())
+                {
                     return Err(self.fail(op, "where they form an offset"));
                 }
                 for &axis in &taints[1] {
                     if !self.desc_store_masks(op, axis) {
-                        return Err(self.fail(
-                            op,
-                            "whose descriptor extent does not exclude them",
-                        ));
+                        return Err(self.fail(op, "whose descriptor extent does not exclude them"));
                     }
                 }
                 self.stores.push(data.loc);
@@ -280,11 +286,16 @@ impl<'a> Tracker<'a> {
                     return false;
                 };
                 boundary_check.contains(&axis)
-                    && bp.shape.get(axis_usize).zip(bp.offsets.get(axis_usize)).is_some_and(
-                        |(s, o)| s.checked_sub(o).as_ref() == Some(&self.rows_left),
-                    )
+                    && bp
+                        .shape
+                        .get(axis_usize)
+                        .zip(bp.offsets.get(axis_usize))
+                        .is_some_and(|(s, o)| s.checked_sub(o).as_ref() == Some(&self.rows_left))
             }
-            (OpKind::Store { has_mask: true, .. } | OpKind::AtomicRmw { has_mask: true, .. }, _) => {
+            (
+                OpKind::Store { has_mask: true, .. } | OpKind::AtomicRmw { has_mask: true, .. },
+                _,
+            ) => {
                 let Some(&mask) = data.operands.get(2) else {
                     return false;
                 };
@@ -370,7 +381,9 @@ impl<'a> Tracker<'a> {
         }
         for _ in 0..MAX_ROUNDS {
             self.block(before)?;
-            let cond = self.terminator(before).map(|c| func.ops[c].operands.clone());
+            let cond = self
+                .terminator(before)
+                .map(|c| func.ops[c].operands.clone());
             let cond = cond.unwrap_or_default();
             if cond.first().is_some_and(|&c| !self.taint(c).is_empty()) {
                 return Err(self.fail(op, "where they decide whether the loop goes on"));
