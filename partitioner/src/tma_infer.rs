@@ -845,12 +845,17 @@ impl<'f> Inference<'f> {
             ));
         }
 
-        // The unit-stride dimension, among those that move.
-        let moving: Vec<usize> = (0..g.dims.len()).filter(|&d| g.dims[d].size > 1).collect();
-        let Some(&last) = moving.last() else {
+        // The dimensions of the copy: those the tile extends along, and
+        // those of size 1 that still carry an address and a bound (a block
+        // pointer's or descriptor's `[1, 64]` row). A pointer tile's size-1
+        // dimensions add nothing to its addresses and are dropped.
+        let kept: Vec<usize> = (0..g.dims.len())
+            .filter(|&d| g.dims[d].size > 1 || !g.dims[d].stride.is_zero())
+            .collect();
+        let Some(&last) = kept.last() else {
             return Err("the tile has one element".into());
         };
-        let unit: Vec<usize> = moving
+        let unit: Vec<usize> = kept
             .iter()
             .copied()
             .filter(|&d| g.dims[d].stride.as_constant() == Some(1))
@@ -931,7 +936,7 @@ impl<'f> Inference<'f> {
                 coord: self.with_induction_variables(&coord),
             });
         }
-        let mut order: Vec<usize> = moving.iter().copied().filter(|&d| d != inner).collect();
+        let mut order: Vec<usize> = kept.iter().copied().filter(|&d| d != inner).collect();
         order.push(inner);
         for &d in &order {
             let dim = &dims[d];
