@@ -27,7 +27,7 @@
 //! a misaligned vector access: when an op shortens the runs of an operand
 //! (`x + y` where `x` is contiguous but `y` is not constant along the
 //! whole run), the operand's divisibility is only trusted at the new run
-//! starts ([`div_at`]); and `rem` uses that rule instead of Triton's
+//! starts (`div_at`); and `rem` uses that rule instead of Triton's
 //! "right-hand side constant" condition. Ops Triton knows nothing about
 //! (float arithmetic, math functions) still keep constancy, which every
 //! elementwise op preserves.

@@ -44,7 +44,13 @@
 //! - **Tensor descriptors** (`tl.make_tensor_descriptor`, host
 //!   `TensorDescriptor` parameters; `desc.load`): TMA's own semantics; the
 //!   legality checks below still apply. A host descriptor's innermost
-//!   stride is 1 by its constructor's contract.
+//!   stride is 1 by its constructor's contract (Triton's `TensorDescriptor`
+//!   checks it); the IR only has it as a parameter, so the runtime that
+//!   encodes the map from the host descriptor must check it at launch.
+//!
+//! TMA-able is not "should be TMA": a 1-D vector load qualifies too. Which
+//! copies are worth issuing (those feeding `dot` in a loop) is the
+//! partitioner's decision.
 //!
 //! # Legality (HOPPER.md, "TMA")
 //!
@@ -54,7 +60,8 @@
 //! every other stride a kernel-argument polynomial whose byte size is a
 //! multiple of 16 by the divisibility facts of [`tawa_ir::axis_info`]
 //! (`i32:16`); at most 5 dimensions; an innermost tile row of at least 16
-//! bytes. Boxes are at most 256 elements per dimension and, with the
+//! bytes; positive strides; no constant origin below zero. Boxes are at
+//! most 256 elements per dimension and, with the
 //! 128-byte swizzle, 128 bytes wide: larger tiles are moved as several
 //! boxes ([`TmaDim::copies`]); the swizzle follows the innermost box width
 //! (128, 64, 32 bytes; none for 16).
@@ -64,9 +71,18 @@
 //! Tile origins are non-negative: a program's tile starts at or after its
 //! tensor's base along every dimension (program ids and loop counters are
 //! non-negative; a negative origin would address memory before the
-//! tensor's base, which the tensor arguments do not own). Index arithmetic
-//! does not overflow ([`crate::affine`]). Both are Triton's assumptions
-//! too.
+//! tensor's base, which the tensor arguments do not own); constant
+//! origins are checked, others assumed. Index arithmetic does not overflow
+//! ([`crate::affine`]), as Triton's AxisInfo assumes too.
+//!
+//! # How the recipes are tested
+//!
+//! Besides the `--explain` file tests, the recipes are checked by meaning:
+//! `partitioner/tests/support/descriptor_rewrite.rs` replaces each TMA
+//! load by a tensor-descriptor load built from its recipe (the interpreter
+//! gives descriptors TMA's zero fill), and the kernels and every small
+//! example case must compute the same results (`tests/tma_semantics.rs`,
+//! and `tests/tma_recipes.rs` in the root package).
 //!
 //! # Coordinates
 //!
