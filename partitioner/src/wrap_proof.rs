@@ -13,7 +13,9 @@
 //! axes; `dot` maps rows of `a` to rows of the result and columns of `b`
 //! to its columns (a tainted reduction dimension taints every element and
 //! fails); a reduction or scan along a tainted axis fails, along another
-//! axis it drops that axis; loops carry taints to a fixpoint. A store of a
+//! axis it drops that axis; loops carry taints to a fixpoint, but not
+//! across iterations in which the wrap's `start` changes (the next
+//! iteration's stores check other rows). A store of a
 //! tainted value must mask the tainted rows: its mask has the bound
 //! `i_axis < modulus - start` (`rows[:, None] < M` with the same rows
 //! offset), or its block pointer or descriptor has that extent along the
@@ -327,6 +329,27 @@ impl<'a> Tracker<'a> {
             .is_some_and(|left| left == self.rows_left)
     }
 
+    /// Tainted rows carried into the next iteration of `loop_op` are the
+    /// same rows only if the wrap does not change between iterations: a
+    /// store there compares with that iteration's `start`.
+    fn carried_across(&self, loop_op: Op) -> Result<(), String> {
+        let scopes = self.forms.scopes();
+        let varies = self
+            .wrap
+            .start
+            .atoms()
+            .chain(self.wrap.modulus.atoms())
+            .any(|a| scopes.varies_in(self.func, loop_op, a));
+        if varies {
+            Err(self.fail(
+                loop_op,
+                "which carries them into its next iteration, whose stores mask other indices",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     fn for_loop(&mut self, op: Op) -> Result<(), String> {
         let func = self.func;
         let data = &func.ops[op];
@@ -354,6 +377,9 @@ impl<'a> Tracker<'a> {
             let mut changed = false;
             for (&arg, &y) in carried.iter().zip(&yields) {
                 let t = self.taint(y).to_vec();
+                if !t.is_empty() {
+                    self.carried_across(op)?;
+                }
                 changed |= self.add_taint(arg, &t);
             }
             if !changed {
@@ -405,6 +431,9 @@ impl<'a> Tracker<'a> {
             let mut changed = false;
             for (&arg, &y) in before_args.iter().zip(&yields) {
                 let t = self.taint(y).to_vec();
+                if !t.is_empty() {
+                    self.carried_across(op)?;
+                }
                 changed |= self.add_taint(arg, &t);
             }
             if !changed {
