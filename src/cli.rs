@@ -125,6 +125,13 @@ pub struct CompileCommand {
     /// `-o add.tir`.
     #[arg(short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Print, on standard error, one line per load of the kernel saying
+    /// whether it becomes a TMA tile copy (box, swizzle, base, extents,
+    /// strides, coordinates) or why not. Standard output keeps what
+    /// `--emit` asks for, so `--explain` combines with any of them.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// What `run` and `bench` both take: which example and cases, which GPU.

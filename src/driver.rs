@@ -155,6 +155,15 @@ pub fn generate_cuda(
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
 }
 
+/// `--explain`: the TMA inference's decision for every load, one line each
+/// (`path:line:col: %a: TMA 2-D box [128, 64] f16, ...` or `...: not TMA:
+/// <reason>`).
+pub fn explain_tma(path: &str, func: &Function) -> String {
+    let axis = tawa_ir::axis_info::analyze(func);
+    let plan = tawa_partitioner::infer_tma(func, &axis);
+    tawa_partitioner::explain(path, func, &plan)
+}
+
 /// NVRTC (through the on-disk cache). NVRTC rejecting generated code is a
 /// compiler bug; the message shows each diagnostic with the generated line
 /// it points at.
@@ -236,6 +245,10 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         opts = apply_case(kernel_file, case_name, opts)?;
     }
     let module = frontend(&path, &source, &opts, color)?;
+    if cmd.explain {
+        let func = kernel_function(&module)?;
+        eprint!("{}", explain_tma(&path, func));
+    }
     let bytes: Vec<u8> = match cmd.emit {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::Cuda | Emit::Ptx | Emit::Cubin => {

@@ -6,7 +6,8 @@
 //! keywords put where others were). Each mutant goes through
 //! `tawa_frontend::compile` with the example's first small case's options:
 //! an error must render (with and without colour) without panicking; a
-//! success must pass the verifier and the text round trip. A handful of
+//! success must pass the verifier and the text round trip, and the TMA
+//! inference (`--explain`) must not panic on it. A handful of
 //! mutants also go through the real binary, which must exit with 0 or 1 —
 //! never a panic (101) or an internal error (3) — and print an `error...`
 //! on standard error when it fails.
@@ -393,9 +394,11 @@ fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
                 return Outcome::Bug(format!("compiled, but {e}"));
             }
             // The backend must turn what the frontend accepts into CUDA or a
-            // diagnostic, never a panic (caught by the caller as a bug).
+            // diagnostic, and `--explain` run the TMA inference on it, never
+            // a panic (caught by the caller as a bug).
             for func in &module.functions {
                 let _ = tawa_backend::generate_cuda(func, &Default::default());
+                let _ = tawa_rs::driver::explain_tma(path, func);
             }
             Outcome::Compiled
         }

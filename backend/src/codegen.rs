@@ -121,7 +121,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         });
     }
     let func = &func;
-    let axis = crate::axis_info::analyze(func);
+    let axis = tawa_ir::axis_info::analyze(func);
     let layouts =
         crate::layout_assign::assign_layouts_with(func, opts.coalesce_loads.then_some(&axis))?;
     let source = opts

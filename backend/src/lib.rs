@@ -6,15 +6,13 @@
 //!   per-thread base and per-register constants that emission relies on.
 //! - [`toolchain`]: finds NVRTC and ptxas (project-local `.tools/cuda`
 //!   from `.ci/install-cuda-tools.sh`, env overrides, system toolkits).
-//! - [`axis_info`]: Triton's AxisInfo analysis (contiguity, divisibility,
-//!   constancy of every value per dimension) and the vector width of a
-//!   global access that follows from it.
+//! - [`axis_info`]: re-export of [`tawa_ir::axis_info`] (Triton's AxisInfo
+//!   analysis, which lives in the IR crate because it is target
+//!   independent); emission takes vector widths from it.
 //! - [`runtime`]: NVRTC compile with an on-disk cache, ptxas resource
 //!   reports, and the GPU side on cudarc (buffers, launch, event timing).
 //! - [`layout_assign`]: the pass giving every tile value its home layout
 //!   (anchors, backward preferences, forward propagation, loop fixpoint).
-//! - [`axis_info`]: contiguity / divisibility / constancy of integer and
-//!   pointer tiles, which decides vector widths.
 //! - [`emit_cuda`]: one `__global__` function per kernel: tiles as register
 //!   arrays with compile-time indices, masked vector loads and stores,
 //!   shuffle + shared-memory reductions, WGMMA / `mma.sync` for `dot`,
@@ -22,13 +20,16 @@
 //! - [`codegen`]: the entry point running those three and describing the
 //!   launch (parameters, threads, dynamic shared memory).
 
-pub mod axis_info;
 pub mod codegen;
 pub mod emit_cuda;
 pub mod layout;
 pub mod layout_assign;
 pub mod runtime;
 pub mod toolchain;
+
+/// The axis analysis lives in the IR crate (it is target independent);
+/// re-exported so that `crate::axis_info` in `emit_cuda` still names it.
+pub use tawa_ir::axis_info;
 
 pub use codegen::{
     generate_cuda, CodegenError, CodegenOptions, KernelParam, KernelSource, ParamType,

@@ -3,7 +3,7 @@
 //! unit-stride specializations are the ones a launch would get).
 
 use expect_test::expect;
-use tawa_backend::axis_info::{analyze, print_axis_info, vector_width, AxisInfo, AxisInfoMap};
+use tawa_ir::axis_info::{analyze, print_axis_info, vector_width, AxisInfo, AxisInfoMap};
 mod common;
 
 use common::compile;

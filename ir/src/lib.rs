@@ -5,6 +5,10 @@
 //! - [`function`]: arenas with typed handles for values, ops and blocks.
 //! - [`printer`], [`parser`]: the textual form, which round-trips exactly.
 //! - [`verifier`]: the IR's invariants, checked after every pass in tests.
+//! - [`axis_info`]: Triton's AxisInfo analysis (contiguity, divisibility,
+//!   constancy of every value per dimension). Target-independent, as in
+//!   Triton's `lib/Analysis`: the backend derives vector widths from it and
+//!   the TMA inference alignment facts.
 //! - [`interp`]: the CPU interpreter, the reference of every correctness
 //!   test.
 //!
@@ -13,6 +17,7 @@
 //! register budget) and arefs (`aref.create`/`put`/`get`/`consumed`);
 //! their semantics, simulation and lowering live in `tawa-aref`.
 
+pub mod axis_info;
 pub mod combine;
 pub mod function;
 pub mod interp;

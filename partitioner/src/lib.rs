@@ -1,4 +1,24 @@
 //! Warp-specialization partitioner: decides which ops run in the producer
 //! warpgroup (TMA tile copies and the address arithmetic only they use) and
-//! which in the consumer warpgroups, and joins them with arefs. Not written
-//! yet: the partitioner issue builds it.
+//! which in the consumer warpgroups, and joins them with arefs.
+//!
+//! Written so far: the analyses the partitioning rests on.
+//!
+//! - [`tma_infer`]: which loads can become TMA tile copies, with the
+//!   recipe (base, extents, strides, box, swizzle, coordinates) for each
+//!   and a one-sentence reason for each that cannot; `tawa-rs --explain`
+//!   prints them.
+//! - [`affine`]: symbolic forms of integer, pointer and mask values
+//!   (polynomials over kernel scalars, per-dimension index terms, bound
+//!   checks) that the TMA inference reads addresses from.
+//! - [`wrap_proof`]: the proof that rows read through a wrapped index
+//!   (`% M`) only reach stores that mask them.
+//!
+//! The partitioning itself (producer/consumer split, arefs) is the
+//! partitioner issue's next step.
+
+pub mod affine;
+pub mod tma_infer;
+pub mod wrap_proof;
+
+pub use tma_infer::{explain, infer_tma, NotTma, TmaPlan, TmaRecipe};

@@ -27,7 +27,7 @@
 //! a misaligned vector access: when an op shortens the runs of an operand
 //! (`x + y` where `x` is contiguous but `y` is not constant along the
 //! whole run), the operand's divisibility is only trusted at the new run
-//! starts ([`div_at`]); and `rem` uses that rule instead of Triton's
+//! starts (`div_at`); and `rem` uses that rule instead of Triton's
 //! "right-hand side constant" condition. Ops Triton knows nothing about
 //! (float arithmetic, math functions) still keep constancy, which every
 //! elementwise op preserves.
@@ -35,7 +35,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use tawa_ir::{
+use crate::{
     BinaryOp, Block, CmpPred, ConstValue, Elem, Function, Op, OpKind, ScalarType, SecondaryMap,
     Type, UnaryOp, Value,
 };
@@ -198,7 +198,7 @@ pub fn vector_width(
 /// Divisibility [`MAX_DIVISIBILITY`] prints as `max`.
 pub fn print_axis_info(func: &Function) -> String {
     let map = analyze(func);
-    let names = tawa_ir::printer::value_names(func);
+    let names = crate::printer::value_names(func);
     let mut out = String::new();
     print_block(func, &map, &names, func.body, 0, &mut out);
     out

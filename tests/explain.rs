@@ -1,0 +1,72 @@
+//! `tawa-rs KERNEL.py --explain`: the TMA inference's decision for every
+//! tile load on standard error, one line each, while standard output keeps
+//! what `--emit` asks for.
+
+use std::path::Path;
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
+        .current_dir(root)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn explain_prints_one_line_per_tile_load_on_stderr() {
+    let (code, stdout, stderr) = run(&[
+        "triton-examples/kernels/matmul.py",
+        "--case",
+        "square_4096",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("// source:"), "stdout keeps the tile IR");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0]
+            .starts_with("triton-examples/kernels/matmul.py:49:13: %a: TMA 2-D box [128, 64] f16"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "triton-examples/kernels/matmul.py:50:13: %b: TMA 2-D box [64, 64] f16 x4 copies"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn explain_says_why_a_load_is_not_tma() {
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/grouped_gemm.py",
+        "--case",
+        "four_square",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let a = stderr
+        .lines()
+        .find(|l| l.contains(": %a: "))
+        .unwrap_or_else(|| panic!("no line for %a:\n{stderr}"));
+    assert!(
+        a.contains("not TMA: the base pointer is loaded from memory"),
+        "{a}"
+    );
+}
+
+#[test]
+fn without_explain_stderr_stays_quiet() {
+    let (code, _, stderr) = run(&["triton-examples/kernels/matmul.py", "--case", "square_4096"]);
+    assert_eq!(code, 0);
+    assert!(stderr.is_empty(), "{stderr}");
+}
