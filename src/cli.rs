@@ -114,7 +114,8 @@ pub struct CompileCommand {
     pub num_stages: Option<u32>,
 
     /// What to write: `tile-ir` (the specialized tile IR after the
-    /// frontend, in the textual form the IR parser reads back), `cuda` (the
+    /// frontend, in the textual form the IR parser reads back), `ws-ir`
+    /// (the tile IR after warp specialization), `cuda` (the
     /// generated CUDA C++), `ptx` (NVRTC's PTX for sm_90a) or `cubin`
     /// (ptxas's sm_90a binary; needs `-o`). PTX and cubin need the CUDA
     /// tools (see README), not a GPU.
@@ -132,6 +133,16 @@ pub struct CompileCommand {
     /// `--emit` asks for, so `--explain` combines with any of them.
     #[arg(long)]
     pub explain: bool,
+
+    /// With `--emit ws-ir`: print the plain tile IR instead of the
+    /// warp-specialized one (turns the partitioner off).
+    #[arg(long)]
+    pub no_ws: bool,
+
+    /// Slots of the aref rings the partitioner creates (how many
+    /// iterations the producer may run ahead), e.g. `--aref-depth 3`.
+    #[arg(long, value_name = "D", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub aref_depth: u32,
 }
 
 /// What `run` and `bench` both take: which example and cases, which GPU.
@@ -201,6 +212,10 @@ pub enum Arch {
 pub enum Emit {
     /// The tile IR produced by the frontend (text format).
     TileIr,
+    /// The tile IR after warp specialization: the kernel split into a
+    /// producer and a consumer partition joined by arefs (the plain tile
+    /// IR when there is nothing to specialize, or with `--no-ws`).
+    WsIr,
     /// The generated CUDA C++ source.
     Cuda,
     /// PTX from NVRTC for sm_90a.

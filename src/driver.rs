@@ -155,6 +155,39 @@ pub fn generate_cuda(
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
 }
 
+/// `--emit ws-ir`: the kernel warp-specialized by the partitioner, checked
+/// by the verifier (every pass's output is); `None` when there is nothing
+/// to specialize.
+pub fn warp_specialize_function(
+    path: &str,
+    func: &Function,
+    depth: u32,
+) -> Result<Option<Function>, Failure> {
+    let axis = tawa_ir::axis_info::analyze(func);
+    let plan = tawa_partitioner::infer_tma(func, &axis);
+    let opts = tawa_partitioner::WsOptions {
+        depth,
+        ..Default::default()
+    };
+    let ws = tawa_partitioner::warp_specialize(func, &plan, &opts).map_err(|e| {
+        Failure::user(format!(
+            "error: {path}:{e}
+"
+        ))
+    })?;
+    if let Some(ws) = &ws {
+        if let Err(errors) = tawa_ir::verify_function(ws) {
+            let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            return Err(Failure::internal(format!(
+                "the warp-specialized IR of `{}` does not verify:\n{}",
+                func.name,
+                msgs.join("\n")
+            )));
+        }
+    }
+    Ok(ws)
+}
+
 /// `--explain`: the TMA inference's decision for every load, one line each
 /// (`path:line:col: %a: TMA 2-D box [128, 64] f16, ...` or `...: not TMA:
 /// <reason>`).
@@ -251,6 +284,18 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
     }
     let bytes: Vec<u8> = match cmd.emit {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
+        Emit::WsIr => {
+            let mut module = module;
+            if !cmd.no_ws {
+                let depth = cmd.aref_depth;
+                for func in &mut module.functions {
+                    if let Some(ws) = warp_specialize_function(&path, func, depth)? {
+                        *func = ws;
+                    }
+                }
+            }
+            printer::print_module(&module).into_bytes()
+        }
         Emit::Cuda | Emit::Ptx | Emit::Cubin => {
             let func = kernel_function(&module)?;
             let kernel = generate_cuda(&path, &source, func, color)?;

@@ -14,11 +14,17 @@
 //! - [`wrap_proof`]: the proof that rows read through a wrapped index
 //!   (`% M`) only reach stores that mask them.
 //!
-//! The partitioning itself (producer/consumer split, arefs) is the
-//! partitioner issue's next step.
+//! - [`partition`]: the producer/consumer split itself
+//!   ([`warp_specialize`]): a top-level loop whose TMA tile loads feed
+//!   dots becomes a `ws` op with a producer partition putting the tiles
+//!   into one aref and a consumer partition getting them; `tawa-rs --emit
+//!   ws-ir` prints the result.
 
 pub mod affine;
 pub mod tma_infer;
 pub mod wrap_proof;
 
 pub use tma_infer::{explain, infer_tma, NotTma, TmaPlan, TmaRecipe};
+pub mod partition;
+
+pub use partition::{warp_specialize, PartitionError, WsOptions};

@@ -151,6 +151,28 @@ pub fn run_module_on_interpreter(
     case: &Case,
     seed: u64,
 ) -> Result<CaseReport, String> {
+    let opts = InterpOptions {
+        max_steps: Some(MAX_STEPS),
+    };
+    run_module_with(module, spec, case, seed, &mut |func, args, grid, mem| {
+        run_grid(func, args, grid, mem, &opts).map_err(|e| format!("interpreter: {e}"))
+    })
+    .map(|(report, _)| report)
+}
+
+/// How a launch runs a kernel: the interpreter, or the aref simulator.
+pub type Runner<'r> =
+    dyn FnMut(&Function, &[ArgValue], [u32; 3], &mut Memory) -> Result<(), String> + 'r;
+
+/// [`run_module_on_interpreter`] with the kernel run by `runner`; also
+/// the bytes of every tensor after the launch, in input order.
+pub fn run_module_with(
+    module: &Module,
+    spec: &ExampleSpec,
+    case: &Case,
+    seed: u64,
+    runner: &mut Runner<'_>,
+) -> Result<(CaseReport, Vec<Vec<u8>>), String> {
     let func = kernel_function(module, spec)?;
     let inputs = build_inputs(case, seed)?;
     let expected = run_reference(spec, case, &inputs)
@@ -239,11 +261,8 @@ pub fn run_module_on_interpreter(
     }
 
     let grid = case.grid()?;
-    let opts = InterpOptions {
-        max_steps: Some(MAX_STEPS),
-    };
     let start = Instant::now();
-    run_grid(func, &args, grid, &mut mem, &opts).map_err(|e| format!("interpreter: {e}"))?;
+    runner(func, &args, grid, &mut mem)?;
     let interp_time = start.elapsed();
 
     // The same checks as on the GPU (tawa_rs::harness::check): outputs
@@ -262,11 +281,15 @@ pub fn run_module_on_interpreter(
         .collect();
     let reference = format!("reference `{}`", spec.reference);
     let outputs = check_written(&written, &expected, case.tolerance, &reference)?;
-    Ok(CaseReport {
-        grid,
-        outputs,
-        interp_time,
-    })
+    let bytes = written.iter().map(|w| w.after.to_vec()).collect();
+    Ok((
+        CaseReport {
+            grid,
+            outputs,
+            interp_time,
+        },
+        bytes,
+    ))
 }
 
 /// A panic payload as text.

@@ -1,0 +1,802 @@
+//! Warp specialization: splits a kernel whose `for` loop loads tiles that
+//! feed `dot`s into a producer partition (the tile loads and the address
+//! arithmetic only they need) and a consumer partition (everything else),
+//! joined by one aref that carries all the loop's producer-loaded tiles of
+//! one iteration together.
+//!
+//! Tawa's rule, for the loop shape the examples need first (one loop at the
+//! top level of the kernel body):
+//!
+//! - *Producer loads*: the loads in the loop body that the [`TmaPlan`] makes
+//!   TMA copies and whose address, mask and `other` operands (and the loop
+//!   iteration arguments these are carried in) can be recomputed from pure
+//!   ops of the loop and the code before it. At least one must reach a
+//!   `dot` operand, else there is nothing to specialize (`Ok(None)`).
+//! - *Producer*: recomputes (clones) the pure scalars and tiles it needs
+//!   from the code before the loop — program ids, bounds, offsets — then
+//!   runs the loop with only the producer loads, their address arithmetic
+//!   and its carried values, putting the tiles with `aref.put`.
+//! - *Consumer*: the whole kernel but the producer loads: the code before
+//!   the loop, the loop with `aref.get` where the first producer load was
+//!   and `aref.consumed` after the last use of the got tiles, and the code
+//!   after the loop (epilogue, stores). Carried values only the producer
+//!   needed (pointer increments) are dropped.
+//!
+//! The aref ops name the loop's trip counter: the induction variable when
+//! the loop counts 0, 1, 2, ...; `(iv - lb) / step` otherwise, computed in
+//! each partition.
+//!
+//! Loads stay `load` ops; turning them into TMA copies is the backend's
+//! job (it reads the same [`TmaPlan`]).
+
+use std::collections::{HashMap, HashSet};
+
+use tawa_ir::function::{Block, Op, Value};
+use tawa_ir::{BinaryOp, ConstValue, Function, Loc, OpKind, Partition, Type};
+
+use crate::tma_infer::TmaPlan;
+
+/// Shape of the warp-specialized kernel.
+#[derive(Clone, Debug)]
+pub struct WsOptions {
+    /// Slots of the aref ring (`aref<D x ...>`): how many iterations the
+    /// producer may run ahead of the consumer.
+    pub depth: u32,
+    /// Warps of the producer partition (one warpgroup).
+    pub producer_warps: u32,
+    /// `setmaxnreg` budgets of the partitions.
+    pub producer_regs: u32,
+    pub consumer_regs: u32,
+}
+
+impl Default for WsOptions {
+    fn default() -> Self {
+        WsOptions {
+            depth: 2,
+            producer_warps: 4,
+            producer_regs: 40,
+            consumer_regs: 232,
+        }
+    }
+}
+
+/// Why a kernel could not be warp-specialized as asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionError {
+    pub loc: Loc,
+    pub message: String,
+}
+
+impl std::fmt::Display for PartitionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.loc.is_known() {
+            write!(f, "{}:{}: {}", self.loc.line, self.loc.col, self.message)
+        } else {
+            write!(f, "{}", self.message)
+        }
+    }
+}
+
+impl std::error::Error for PartitionError {}
+
+/// Warp-specializes `func` (see the module docs). `Ok(None)`: nothing to
+/// specialize, the kernel stays plain.
+pub fn warp_specialize(
+    func: &Function,
+    plan: &TmaPlan,
+    opts: &WsOptions,
+) -> Result<Option<Function>, PartitionError> {
+    if opts.depth == 0 {
+        return Err(PartitionError {
+            loc: Loc::UNKNOWN,
+            message: "aref depth must be at least 1".into(),
+        });
+    }
+    if !func.attrs.num_warps.is_multiple_of(4) {
+        // Partitions are whole warpgroups.
+        return Ok(None);
+    }
+    let body = &func.blocks[func.body];
+    for (pos, &op) in body.ops.iter().enumerate() {
+        if !matches!(func.ops[op].kind, OpKind::For(_)) {
+            continue;
+        }
+        if let Some(split) = LoopSplit::find(func, plan, op) {
+            if let Some(ws) = split.build(func, pos, opts) {
+                return Ok(Some(compact(&ws)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The producer/consumer division of one top-level loop.
+struct LoopSplit {
+    the_loop: Op,
+    /// Producer loads in body order.
+    loads: Vec<Op>,
+    /// Body ops the producer runs (the loads and their address arithmetic).
+    producer_ops: HashSet<Op>,
+    /// Iteration-argument indices (0-based, after the induction variable)
+    /// the producer carries.
+    producer_carried: Vec<usize>,
+}
+
+/// Every value `op` and the ops of its regions read.
+fn deep_operands(func: &Function, op: Op) -> Vec<Value> {
+    let mut out = func.ops[op].operands.clone();
+    for &r in &func.ops[op].regions {
+        func.walk_block(r, &mut |inner| {
+            out.extend(func.ops[inner].operands.iter().copied())
+        });
+    }
+    out
+}
+
+/// The op of `block` that is or contains `op`.
+fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
+    let mut cur = op;
+    loop {
+        let b = func.block_of(cur)?;
+        if b == block {
+            return Some(cur);
+        }
+        cur = func.blocks[b].parent?;
+    }
+}
+
+impl LoopSplit {
+    fn find(func: &Function, plan: &TmaPlan, the_loop: Op) -> Option<LoopSplit> {
+        let loop_body = func.ops[the_loop].regions[0];
+        let block = &func.blocks[loop_body];
+        let in_body: HashSet<Op> = block.ops.iter().copied().collect();
+        let carried_arg = |v: Value| block.args.iter().skip(1).position(|&a| a == v);
+        let yield_op = *block.ops.last()?;
+        let mut loads = Vec::new();
+        let mut producer_ops = HashSet::new();
+        let mut carried = HashSet::new();
+        for &op in &block.ops {
+            let is_load = matches!(func.ops[op].kind, OpKind::Load { .. } | OpKind::DescLoad);
+            if !is_load || plan.recipe(op).is_none() {
+                continue;
+            }
+            // The load's backward slice within the loop, if it is pure.
+            let mut slice: HashSet<Op> = HashSet::from([op]);
+            let mut slice_carried: HashSet<usize> = HashSet::new();
+            let mut work = vec![op];
+            let mut ok = true;
+            while let Some(o) = work.pop() {
+                for &v in &func.ops[o].operands {
+                    let def = match func.def_op(v) {
+                        Some(d) if in_body.contains(&d) => Some(d),
+                        Some(_) => None,
+                        None => match carried_arg(v) {
+                            Some(j) => {
+                                if slice_carried.insert(j) {
+                                    let y = func.ops[yield_op].operands[j];
+                                    func.def_op(y).filter(|d| in_body.contains(d))
+                                } else {
+                                    None
+                                }
+                            }
+                            None => None,
+                        },
+                    };
+                    if let Some(d) = def {
+                        let kind = &func.ops[d].kind;
+                        if !kind.is_pure() || !func.ops[d].regions.is_empty() {
+                            ok = false;
+                        } else if slice.insert(d) {
+                            work.push(d);
+                        }
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            loads.push(op);
+            producer_ops.extend(slice);
+            carried.extend(slice_carried);
+        }
+        let feeds_dot = loads
+            .iter()
+            .any(|&l| reaches_dot(func, loop_body, func.ops[l].results[0]));
+        if loads.is_empty() || !feeds_dot {
+            return None;
+        }
+        let mut producer_carried: Vec<usize> = carried.into_iter().collect();
+        producer_carried.sort();
+        Some(LoopSplit {
+            the_loop,
+            loads,
+            producer_ops,
+            producer_carried,
+        })
+    }
+
+    /// `None` when the producer needs a value it cannot recompute (one
+    /// defined by an op with effects before the loop).
+    fn build(&self, func: &Function, pos: usize, opts: &WsOptions) -> Option<Function> {
+        let mut out = Function::new(func.name.clone());
+        out.attrs = func.attrs.clone();
+        let mut params = HashMap::new();
+        for p in &func.params {
+            let v = out.add_param(p.name.clone(), func.ty(p.value).clone(), p.hints.clone());
+            params.insert(p.value, v);
+        }
+        let loop_data = &func.ops[self.the_loop];
+        let loc = loop_data.loc;
+        let buffers: Vec<Type> = self
+            .loads
+            .iter()
+            .map(|&l| func.ty(func.ops[l].results[0]).clone())
+            .collect();
+        let ring = out.append_value(
+            out.body,
+            OpKind::ArefCreate,
+            vec![],
+            Type::Aref {
+                depth: opts.depth,
+                buffers,
+            },
+            loc,
+        );
+        out.set_name(ring, "ring");
+        let body_ops = &func.blocks[func.body].ops;
+        let prologue = &body_ops[..pos];
+        let epilogue = &body_ops[pos + 1..];
+
+        // Producer.
+        let producer = out.new_block(vec![]);
+        let mut pmap = params.clone();
+        for &op in prologue {
+            let data = &func.ops[op];
+            if data.kind.is_pure() && data.regions.is_empty() {
+                clone_if_available(func, op, &mut out, producer, &mut pmap);
+            }
+        }
+        let loop_data = &func.ops[self.the_loop];
+        let mut needed: Vec<Value> = loop_data.operands[..3].to_vec();
+        needed.extend(
+            self.producer_carried
+                .iter()
+                .map(|&j| loop_data.operands[3 + j]),
+        );
+        let in_loop: HashSet<Value> = func.blocks[loop_data.regions[0]]
+            .args
+            .iter()
+            .copied()
+            .collect();
+        for &op in &self.producer_ops {
+            for &v in &func.ops[op].operands {
+                let defined_in_loop = func.def_op(v).is_some_and(|d| {
+                    self.producer_ops.contains(&d)
+                        || ancestor_in(func, loop_data.regions[0], d).is_some()
+                });
+                if !defined_in_loop && !in_loop.contains(&v) {
+                    needed.push(v);
+                }
+            }
+        }
+        if needed.iter().any(|v| !pmap.contains_key(v)) {
+            return None;
+        }
+        self.producer_loop(func, &mut out, producer, &mut pmap, ring);
+        out.append_op(
+            producer,
+            OpKind::Yield,
+            vec![],
+            vec![],
+            vec![],
+            Loc::UNKNOWN,
+        );
+        dead_code(&mut out, producer);
+
+        // Consumer.
+        let consumer = out.new_block(vec![]);
+        let mut cmap = params.clone();
+        for &op in prologue {
+            clone_if_available(func, op, &mut out, consumer, &mut cmap);
+        }
+        self.consumer_loop(func, &mut out, consumer, &mut cmap, ring, epilogue);
+        for &op in epilogue {
+            if matches!(func.ops[op].kind, OpKind::Return) {
+                continue;
+            }
+            clone_if_available(func, op, &mut out, consumer, &mut cmap);
+        }
+        out.append_op(
+            consumer,
+            OpKind::Yield,
+            vec![],
+            vec![],
+            vec![],
+            Loc::UNKNOWN,
+        );
+        dead_code(&mut out, consumer);
+
+        let partitions = vec![
+            Partition {
+                role: "producer".into(),
+                num_warps: opts.producer_warps,
+                regs: Some(opts.producer_regs),
+            },
+            Partition {
+                role: "consumer".into(),
+                num_warps: func.attrs.num_warps,
+                regs: Some(opts.consumer_regs),
+            },
+        ];
+        out.append_op(
+            out.body,
+            OpKind::WarpSpecialize { partitions },
+            vec![],
+            vec![],
+            vec![producer, consumer],
+            loc,
+        );
+        // The kernel's `return` (and nothing else follows the loop's
+        // epilogue at the top level).
+        let ret = *body_ops.last().expect("a body ends in return");
+        let ret_operands: Vec<Value> = func.ops[ret].operands.iter().map(|v| params[v]).collect();
+        out.append_op(
+            out.body,
+            OpKind::Return,
+            ret_operands,
+            vec![],
+            vec![],
+            func.ops[ret].loc,
+        );
+        Some(out)
+    }
+
+    /// The trip counter of the loop whose induction variable is `iv`
+    /// (mapped bounds `lb`, `step`), emitted into `block`.
+    fn trip_counter(
+        func: &Function,
+        out: &mut Function,
+        block: Block,
+        iv: Value,
+        lb_step: (Value, Value),
+        orig: (Value, Value),
+        loc: Loc,
+    ) -> Value {
+        let constant = |v: Value| match func.def_op(v).map(|o| &func.ops[o].kind) {
+            Some(OpKind::Constant(ConstValue::Int(i))) => Some(*i),
+            _ => None,
+        };
+        let ty = out.ty(iv).clone();
+        let mut i = iv;
+        if constant(orig.0) != Some(0) {
+            i = out.append_value(
+                block,
+                OpKind::Binary(BinaryOp::Sub),
+                vec![i, lb_step.0],
+                ty.clone(),
+                loc,
+            );
+        }
+        if constant(orig.1) != Some(1) {
+            i = out.append_value(
+                block,
+                OpKind::Binary(BinaryOp::IDiv),
+                vec![i, lb_step.1],
+                ty,
+                loc,
+            );
+        }
+        i
+    }
+
+    fn producer_loop(
+        &self,
+        func: &Function,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+    ) {
+        let loop_data = &func.ops[self.the_loop];
+        let lb_ub_step: Vec<Value> = loop_data.operands[..3].iter().map(|v| map[v]).collect();
+        let inits: Vec<Value> = self
+            .producer_carried
+            .iter()
+            .map(|&j| map[&loop_data.operands[3 + j]])
+            .collect();
+        let old_body = loop_data.regions[0];
+        let old_args = &func.blocks[old_body].args;
+        let mut arg_types = vec![func.ty(old_args[0]).clone()];
+        arg_types.extend(
+            self.producer_carried
+                .iter()
+                .map(|&j| func.ty(old_args[1 + j]).clone()),
+        );
+        let new_body = out.new_block(arg_types.clone());
+        let new_args = out.blocks[new_body].args.clone();
+        map.insert(old_args[0], new_args[0]);
+        copy_name(func, old_args[0], out, new_args[0]);
+        for (k, &j) in self.producer_carried.iter().enumerate() {
+            map.insert(old_args[1 + j], new_args[1 + k]);
+            copy_name(func, old_args[1 + j], out, new_args[1 + k]);
+        }
+        let last_load = *self.loads.last().unwrap();
+        for &op in &func.blocks[old_body].ops {
+            if matches!(func.ops[op].kind, OpKind::Yield) {
+                let ys: Vec<Value> = self
+                    .producer_carried
+                    .iter()
+                    .map(|&j| map[&func.ops[op].operands[j]])
+                    .collect();
+                out.append_op(new_body, OpKind::Yield, ys, vec![], vec![], Loc::UNKNOWN);
+                continue;
+            }
+            if !self.producer_ops.contains(&op) {
+                continue;
+            }
+            clone_op(func, op, out, new_body, map);
+            if op == last_load {
+                let loc = func.ops[op].loc;
+                let i = Self::trip_counter(
+                    func,
+                    out,
+                    new_body,
+                    new_args[0],
+                    (lb_ub_step[0], lb_ub_step[2]),
+                    (loop_data.operands[0], loop_data.operands[2]),
+                    loc,
+                );
+                let mut operands = vec![ring, i];
+                operands.extend(self.loads.iter().map(|&l| map[&func.ops[l].results[0]]));
+                out.append_op(new_body, OpKind::ArefPut, operands, vec![], vec![], loc);
+            }
+        }
+        let mut operands = lb_ub_step;
+        operands.extend(inits);
+        let result_types = arg_types[1..].to_vec();
+        out.append_op(
+            block,
+            loop_data.kind.clone(),
+            operands,
+            result_types,
+            vec![new_body],
+            loop_data.loc,
+        );
+    }
+
+    fn consumer_loop(
+        &self,
+        func: &Function,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+        epilogue: &[Op],
+    ) {
+        let loop_data = &func.ops[self.the_loop];
+        let old_body = loop_data.regions[0];
+        let old_block = &func.blocks[old_body];
+        let in_body: HashSet<Op> = old_block.ops.iter().copied().collect();
+        let carried_arg = |v: Value| old_block.args.iter().skip(1).position(|&a| a == v);
+        let yield_op = *old_block.ops.last().unwrap();
+        let loads: HashSet<Op> = self.loads.iter().copied().collect();
+
+        // Liveness: what the consumer needs of the loop.
+        let mut live_carried: HashSet<usize> = HashSet::new();
+        for &op in epilogue {
+            for v in deep_operands(func, op) {
+                if let Some(j) = loop_data.results.iter().position(|&r| r == v) {
+                    live_carried.insert(j);
+                }
+            }
+        }
+        let mut live: HashSet<Op> = HashSet::new();
+        let mut work: Vec<Op> = Vec::new();
+        for &op in &old_block.ops {
+            let d = &func.ops[op];
+            if op != yield_op
+                && !loads.contains(&op)
+                && (!d.kind.is_pure() || !d.regions.is_empty())
+            {
+                live.insert(op);
+                work.push(op);
+            }
+        }
+        let mut carried_work: Vec<usize> = live_carried.iter().copied().collect();
+        loop {
+            if let Some(j) = carried_work.pop() {
+                let y = func.ops[yield_op].operands[j];
+                if let Some(d) = func.def_op(y).filter(|d| in_body.contains(d)) {
+                    if live.insert(d) {
+                        work.push(d);
+                    }
+                } else if let Some(k) = carried_arg(y) {
+                    if live_carried.insert(k) {
+                        carried_work.push(k);
+                    }
+                }
+                continue;
+            }
+            let Some(op) = work.pop() else { break };
+            if loads.contains(&op) {
+                continue;
+            }
+            for v in deep_operands(func, op) {
+                if let Some(d) = func.def_op(v) {
+                    if let Some(d) = ancestor_in(func, old_body, d) {
+                        if d != op && live.insert(d) {
+                            work.push(d);
+                        }
+                    }
+                } else if let Some(j) = carried_arg(v) {
+                    if live_carried.insert(j) {
+                        carried_work.push(j);
+                    }
+                }
+            }
+        }
+        let mut carried: Vec<usize> = live_carried.into_iter().collect();
+        carried.sort();
+
+        let lb_ub_step: Vec<Value> = loop_data.operands[..3].iter().map(|v| map[v]).collect();
+        let inits: Vec<Value> = carried
+            .iter()
+            .map(|&j| map[&loop_data.operands[3 + j]])
+            .collect();
+        let old_args = &old_block.args;
+        let mut arg_types = vec![func.ty(old_args[0]).clone()];
+        arg_types.extend(carried.iter().map(|&j| func.ty(old_args[1 + j]).clone()));
+        let new_body = out.new_block(arg_types.clone());
+        let new_args = out.blocks[new_body].args.clone();
+        map.insert(old_args[0], new_args[0]);
+        copy_name(func, old_args[0], out, new_args[0]);
+        for (k, &j) in carried.iter().enumerate() {
+            map.insert(old_args[1 + j], new_args[1 + k]);
+            copy_name(func, old_args[1 + j], out, new_args[1 + k]);
+        }
+
+        // The last op of the consumer's iteration reading a got tile.
+        let got: HashSet<Value> = self.loads.iter().map(|&l| func.ops[l].results[0]).collect();
+        let last_reader = old_block
+            .ops
+            .iter()
+            .rev()
+            .filter(|&&op| live.contains(&op) && !loads.contains(&op))
+            .find(|&&op| deep_operands(func, op).iter().any(|v| got.contains(v)))
+            .copied();
+        let mut index = None;
+        for &op in &old_block.ops {
+            if op == yield_op {
+                let ys: Vec<Value> = carried
+                    .iter()
+                    .map(|&j| map[&func.ops[op].operands[j]])
+                    .collect();
+                if last_reader.is_none() {
+                    if let Some(i) = index {
+                        out.append_op(
+                            new_body,
+                            OpKind::ArefConsumed,
+                            vec![ring, i],
+                            vec![],
+                            vec![],
+                            loop_data.loc,
+                        );
+                    }
+                }
+                out.append_op(new_body, OpKind::Yield, ys, vec![], vec![], Loc::UNKNOWN);
+                continue;
+            }
+            if loads.contains(&op) {
+                if index.is_none() {
+                    let loc = func.ops[op].loc;
+                    let i = Self::trip_counter(
+                        func,
+                        out,
+                        new_body,
+                        new_args[0],
+                        (lb_ub_step[0], lb_ub_step[2]),
+                        (loop_data.operands[0], loop_data.operands[2]),
+                        loc,
+                    );
+                    let types: Vec<Type> = self
+                        .loads
+                        .iter()
+                        .map(|&l| func.ty(func.ops[l].results[0]).clone())
+                        .collect();
+                    let get =
+                        out.append_op(new_body, OpKind::ArefGet, vec![ring, i], types, vec![], loc);
+                    for (k, &l) in self.loads.iter().enumerate() {
+                        let old = func.ops[l].results[0];
+                        let new = out.ops[get].results[k];
+                        copy_name(func, old, out, new);
+                        map.insert(old, new);
+                    }
+                    index = Some(i);
+                }
+                continue;
+            }
+            if !live.contains(&op) {
+                continue;
+            }
+            clone_op(func, op, out, new_body, map);
+            if Some(op) == last_reader {
+                let i = index.expect("tiles are got before they are read");
+                out.append_op(
+                    new_body,
+                    OpKind::ArefConsumed,
+                    vec![ring, i],
+                    vec![],
+                    vec![],
+                    func.ops[op].loc,
+                );
+            }
+        }
+        let mut operands = lb_ub_step;
+        operands.extend(inits);
+        let result_types = arg_types[1..].to_vec();
+        let new_loop = out.append_op(
+            block,
+            loop_data.kind.clone(),
+            operands,
+            result_types,
+            vec![new_body],
+            loop_data.loc,
+        );
+        for (k, &j) in carried.iter().enumerate() {
+            let old = loop_data.results[j];
+            let new = out.ops[new_loop].results[k];
+            copy_name(func, old, out, new);
+            map.insert(old, new);
+        }
+    }
+}
+
+/// Whether `v` reaches a `dot`'s A or B operand through ops of `block`.
+fn reaches_dot(func: &Function, block: Block, v: Value) -> bool {
+    let mut seen = HashSet::new();
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for &op in &func.blocks[block].ops {
+            let d = &func.ops[op];
+            if !d.operands.contains(&v) {
+                continue;
+            }
+            if matches!(d.kind, OpKind::Dot { .. }) {
+                if d.operands[..2].contains(&v) {
+                    return true;
+                }
+            } else if d.kind.is_pure() && d.regions.is_empty() {
+                work.extend(d.results.iter().copied());
+            }
+        }
+    }
+    false
+}
+
+fn copy_name(func: &Function, old: Value, out: &mut Function, new: Value) {
+    if let Some(n) = &func.values[old].name {
+        out.set_name(new, n.clone());
+    }
+}
+
+/// Clones `op` into `block` if every value it reads is mapped; an op that
+/// cannot be cloned leaves its results unmapped, so ops reading them are
+/// skipped too.
+fn clone_if_available(
+    func: &Function,
+    op: Op,
+    out: &mut Function,
+    block: Block,
+    map: &mut HashMap<Value, Value>,
+) {
+    let defined_inside = |v: &Value| match func.def_op(*v) {
+        Some(d) => func.ops[op]
+            .regions
+            .iter()
+            .any(|&r| ancestor_in(func, r, d).is_some()),
+        None => match func.values[*v].def {
+            tawa_ir::function::ValueDef::Arg(b, _) => {
+                let mut cur = Some(b);
+                while let Some(c) = cur {
+                    if func.blocks[c].parent == Some(op) {
+                        return true;
+                    }
+                    cur = func.blocks[c].parent.and_then(|p| func.block_of(p));
+                }
+                false
+            }
+            _ => false,
+        },
+    };
+    if deep_operands(func, op)
+        .iter()
+        .all(|v| map.contains_key(v) || defined_inside(v))
+    {
+        clone_op(func, op, out, block, map);
+    }
+}
+
+/// Clones `op` (and its regions) into `block`, mapping operands through
+/// `map` and recording its results there.
+fn clone_op(
+    func: &Function,
+    op: Op,
+    out: &mut Function,
+    block: Block,
+    map: &mut HashMap<Value, Value>,
+) -> Op {
+    let data = &func.ops[op];
+    let operands: Vec<Value> = data.operands.iter().map(|v| map[v]).collect();
+    let mut regions = Vec::new();
+    for &r in &data.regions {
+        let types: Vec<Type> = func.blocks[r]
+            .args
+            .iter()
+            .map(|&a| func.ty(a).clone())
+            .collect();
+        let nr = out.new_block(types);
+        for (k, &a) in func.blocks[r].args.iter().enumerate() {
+            let na = out.blocks[nr].args[k];
+            copy_name(func, a, out, na);
+            map.insert(a, na);
+        }
+        for &inner in &func.blocks[r].ops {
+            clone_op(func, inner, out, nr, map);
+        }
+        regions.push(nr);
+    }
+    let types: Vec<Type> = data.results.iter().map(|&v| func.ty(v).clone()).collect();
+    let new = out.append_op(block, data.kind.clone(), operands, types, regions, data.loc);
+    for (k, &old) in data.results.iter().enumerate() {
+        let nv = out.ops[new].results[k];
+        copy_name(func, old, out, nv);
+        map.insert(old, nv);
+    }
+    new
+}
+
+/// Removes the pure, region-free ops of `block` whose results nothing
+/// reads (the clones one partition does not need).
+fn dead_code(out: &mut Function, block: Block) {
+    loop {
+        let mut used: HashSet<Value> = HashSet::new();
+        out.walk_block(block, &mut |op| {
+            used.extend(out.ops[op].operands.iter().copied());
+        });
+        let before = out.blocks[block].ops.len();
+        let ops = out.blocks[block].ops.clone();
+        out.blocks[block].ops = ops
+            .into_iter()
+            .filter(|&op| {
+                let d = &out.ops[op];
+                !(d.kind.is_pure()
+                    && d.regions.is_empty()
+                    && !d.results.is_empty()
+                    && d.results.iter().all(|r| !used.contains(r)))
+            })
+            .collect();
+        if out.blocks[block].ops.len() == before {
+            break;
+        }
+    }
+}
+
+/// `func` with only the ops reachable from its body (the builder leaves
+/// the ops dead-code removal dropped in the arenas).
+fn compact(func: &Function) -> Function {
+    let mut out = Function::new(func.name.clone());
+    out.attrs = func.attrs.clone();
+    let mut map = HashMap::new();
+    for p in &func.params {
+        let v = out.add_param(p.name.clone(), func.ty(p.value).clone(), p.hints.clone());
+        map.insert(p.value, v);
+    }
+    let body = out.body;
+    for &op in &func.blocks[func.body].ops {
+        clone_op(func, op, &mut out, body, &mut map);
+    }
+    out
+}
