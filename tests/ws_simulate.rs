@@ -135,6 +135,11 @@ fn matmul_descriptor() {
 }
 
 #[test]
+fn persistent_matmul() {
+    check_example("persistent_matmul");
+}
+
+#[test]
 fn gemm_row_reduce() {
     check_example("gemm_row_reduce");
 }
@@ -142,4 +147,53 @@ fn gemm_row_reduce() {
 #[test]
 fn geglu_dual_gemm() {
     check_example("geglu_dual_gemm");
+}
+
+/// The check is not vacuous: releasing the slot before the dot reads it
+/// (`aref.consumed` moved right after `aref.get`) is caught.
+#[test]
+fn an_early_release_is_caught() {
+    let ex = triton_examples::load("matmul").unwrap();
+    let case = ex.spec.case("ragged_100").unwrap();
+    let mut opts = common::compile_options(&ex.spec, case).unwrap();
+    opts.signature = opts.signature.as_deref().map(claim_alignment);
+    let source = std::fs::read_to_string(&ex.py_path).unwrap();
+    let mut module =
+        tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts).unwrap();
+    let plain = &module.functions[0];
+    let plan = infer_tma(plain, &axis_info::analyze(plain));
+    let mut ws = warp_specialize(plain, &plan, &WsOptions::default())
+        .unwrap()
+        .expect("matmul is warp-specialized");
+    let mut moved = false;
+    let blocks: Vec<_> = ws.blocks.keys().collect();
+    for b in blocks {
+        let ops = ws.blocks[b].ops.clone();
+        let get = ops
+            .iter()
+            .position(|&o| matches!(ws.ops[o].kind, OpKind::ArefGet));
+        let consumed = ops
+            .iter()
+            .position(|&o| matches!(ws.ops[o].kind, OpKind::ArefConsumed));
+        if let (Some(g), Some(c)) = (get, consumed) {
+            assert!(c > g + 1, "the release follows the reads");
+            let op = ws.blocks[b].ops.remove(c);
+            ws.blocks[b].ops.insert(g + 1, op);
+            moved = true;
+        }
+    }
+    assert!(moved);
+    verify_function(&ws).expect("still well-formed");
+    module.functions[0] = ws;
+    let sim = SimOptions {
+        max_steps: Some(50_000_000),
+        ..SimOptions::default()
+    };
+    let result = common::run_module_with(&module, &ex.spec, case, INPUT_SEED, &mut |f, a, g, m| {
+        simulate_grid(f, a, g, m, &sim)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    let err = result.expect_err("an early release must fail");
+    assert!(err.contains("release") || err.contains("released"), "{err}");
 }

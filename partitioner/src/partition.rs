@@ -4,8 +4,9 @@
 //! joined by one aref that carries all the loop's producer-loaded tiles of
 //! one iteration together.
 //!
-//! Tawa's rule, for the loop shape the examples need first (one loop at the
-//! top level of the kernel body):
+//! Tawa's rule, for the loop shape the examples need first: one loop, at
+//! the top level of the kernel body or nested only in other `for` loops
+//! (a persistent kernel's tile loop), that both partitions then run:
 //!
 //! - *Producer loads*: the loads in the loop body that the [`TmaPlan`] makes
 //!   TMA copies and whose address, mask and `other` operands (and the loop
@@ -24,7 +25,9 @@
 //!
 //! The aref ops name the loop's trip counter: the induction variable when
 //! the loop counts 0, 1, 2, ...; `(iv - lb) / step` otherwise, computed in
-//! each partition.
+//! each partition. Inside enclosing loops it is an `i32` counter carried
+//! through all of them (from 0), so that it keeps counting across tiles as
+//! the aref contract asks.
 //!
 //! Loads stay `load` ops; turning them into TMA copies is the backend's
 //! job (it reads the same [`TmaPlan`]).
@@ -96,13 +99,18 @@ pub fn warp_specialize(
         // Partitions are whole warpgroups.
         return Ok(None);
     }
-    let body = &func.blocks[func.body];
-    for (pos, &op) in body.ops.iter().enumerate() {
-        if !matches!(func.ops[op].kind, OpKind::For(_)) {
-            continue;
+    let mut loops = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::For(_)) {
+            loops.push(op);
         }
-        if let Some(split) = LoopSplit::find(func, plan, op) {
-            if let Some(ws) = split.build(func, pos, opts) {
+    });
+    for op in loops {
+        let Some(enclosing) = enclosing_loops(func, op) else {
+            continue;
+        };
+        if let Some(split) = LoopSplit::find(func, plan, op, enclosing) {
+            if let Some(ws) = split.build(func, opts) {
                 return Ok(Some(compact(&ws)));
             }
         }
@@ -110,9 +118,41 @@ pub fn warp_specialize(
     Ok(None)
 }
 
-/// The producer/consumer division of one top-level loop.
+/// The `for` ops enclosing `op`, outermost first; `None` when another
+/// kind of region (an `if`, a `while`) encloses it.
+fn enclosing_loops(func: &Function, op: Op) -> Option<Vec<Op>> {
+    let mut chain = Vec::new();
+    let mut cur = op;
+    loop {
+        let b = func.block_of(cur)?;
+        if b == func.body {
+            chain.reverse();
+            return Some(chain);
+        }
+        let parent = func.blocks[b].parent?;
+        if !matches!(func.ops[parent].kind, OpKind::For(_)) {
+            return None;
+        }
+        chain.push(parent);
+        cur = parent;
+    }
+}
+
+/// Which side of the split is being emitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Producer,
+    Consumer,
+}
+
+/// The producer/consumer division of one loop.
 struct LoopSplit {
     the_loop: Op,
+    /// The `for` loops around it (a persistent kernel's tile loop),
+    /// outermost first. Both partitions run them; the aref iteration index
+    /// is then an `i32` counter carried through them, so that it keeps
+    /// counting across their iterations.
+    enclosing: Vec<Op>,
     /// Producer loads in body order.
     loads: Vec<Op>,
     /// Body ops the producer runs (the loads and their address arithmetic).
@@ -146,7 +186,12 @@ fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
 }
 
 impl LoopSplit {
-    fn find(func: &Function, plan: &TmaPlan, the_loop: Op) -> Option<LoopSplit> {
+    fn find(
+        func: &Function,
+        plan: &TmaPlan,
+        the_loop: Op,
+        enclosing: Vec<Op>,
+    ) -> Option<LoopSplit> {
         let loop_body = func.ops[the_loop].regions[0];
         let block = &func.blocks[loop_body];
         let in_body: HashSet<Op> = block.ops.iter().copied().collect();
@@ -209,6 +254,7 @@ impl LoopSplit {
         producer_carried.sort();
         Some(LoopSplit {
             the_loop,
+            enclosing,
             loads,
             producer_ops,
             producer_carried,
@@ -216,8 +262,8 @@ impl LoopSplit {
     }
 
     /// `None` when the producer needs a value it cannot recompute (one
-    /// defined by an op with effects before the loop).
-    fn build(&self, func: &Function, pos: usize, opts: &WsOptions) -> Option<Function> {
+    /// defined by an op with effects, or carried by an enclosing loop).
+    fn build(&self, func: &Function, opts: &WsOptions) -> Option<Function> {
         let mut out = Function::new(func.name.clone());
         out.attrs = func.attrs.clone();
         let mut params = HashMap::new();
@@ -225,8 +271,8 @@ impl LoopSplit {
             let v = out.add_param(p.name.clone(), func.ty(p.value).clone(), p.hints.clone());
             params.insert(p.value, v);
         }
-        let loop_data = &func.ops[self.the_loop];
-        let loc = loop_data.loc;
+        let outermost = self.enclosing.first().copied().unwrap_or(self.the_loop);
+        let loc = func.ops[outermost].loc;
         let buffers: Vec<Type> = self
             .loads
             .iter()
@@ -244,77 +290,17 @@ impl LoopSplit {
         );
         out.set_name(ring, "ring");
         let body_ops = &func.blocks[func.body].ops;
-        let prologue = &body_ops[..pos];
-        let epilogue = &body_ops[pos + 1..];
 
-        // Producer.
-        let producer = out.new_block(vec![]);
-        let mut pmap = params.clone();
-        for &op in prologue {
-            let data = &func.ops[op];
-            if data.kind.is_pure() && data.regions.is_empty() {
-                clone_if_available(func, op, &mut out, producer, &mut pmap);
-            }
+        let mut blocks = Vec::new();
+        for role in [Role::Producer, Role::Consumer] {
+            let block = out.new_block(vec![]);
+            let mut map = params.clone();
+            self.emit_block(func, func.body, &mut out, block, &mut map, ring, role, None)?;
+            out.append_op(block, OpKind::Yield, vec![], vec![], vec![], Loc::UNKNOWN);
+            dead_code(&mut out, block);
+            blocks.push(block);
         }
-        let loop_data = &func.ops[self.the_loop];
-        let mut needed: Vec<Value> = loop_data.operands[..3].to_vec();
-        needed.extend(
-            self.producer_carried
-                .iter()
-                .map(|&j| loop_data.operands[3 + j]),
-        );
-        let in_loop: HashSet<Value> = func.blocks[loop_data.regions[0]]
-            .args
-            .iter()
-            .copied()
-            .collect();
-        for &op in &self.producer_ops {
-            for &v in &func.ops[op].operands {
-                let defined_in_loop = func.def_op(v).is_some_and(|d| {
-                    self.producer_ops.contains(&d)
-                        || ancestor_in(func, loop_data.regions[0], d).is_some()
-                });
-                if !defined_in_loop && !in_loop.contains(&v) {
-                    needed.push(v);
-                }
-            }
-        }
-        if needed.iter().any(|v| !pmap.contains_key(v)) {
-            return None;
-        }
-        self.producer_loop(func, &mut out, producer, &mut pmap, ring);
-        out.append_op(
-            producer,
-            OpKind::Yield,
-            vec![],
-            vec![],
-            vec![],
-            Loc::UNKNOWN,
-        );
-        dead_code(&mut out, producer);
-
-        // Consumer.
-        let consumer = out.new_block(vec![]);
-        let mut cmap = params.clone();
-        for &op in prologue {
-            clone_if_available(func, op, &mut out, consumer, &mut cmap);
-        }
-        self.consumer_loop(func, &mut out, consumer, &mut cmap, ring, epilogue);
-        for &op in epilogue {
-            if matches!(func.ops[op].kind, OpKind::Return) {
-                continue;
-            }
-            clone_if_available(func, op, &mut out, consumer, &mut cmap);
-        }
-        out.append_op(
-            consumer,
-            OpKind::Yield,
-            vec![],
-            vec![],
-            vec![],
-            Loc::UNKNOWN,
-        );
-        dead_code(&mut out, consumer);
+        let (producer, consumer) = (blocks[0], blocks[1]);
 
         let partitions = vec![
             Partition {
@@ -349,6 +335,144 @@ impl LoopSplit {
             func.ops[ret].loc,
         );
         Some(out)
+    }
+
+    /// Emits the `role` partition's copy of `old` (the kernel body or an
+    /// enclosing loop's body) into `block`, except its terminator. Returns
+    /// the aref counter after the block (`counter` is the one before;
+    /// `None` until an enclosing loop starts one).
+    #[allow(clippy::too_many_arguments)]
+    fn emit_block(
+        &self,
+        func: &Function,
+        old: Block,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+        role: Role,
+        mut counter: Option<Value>,
+    ) -> Option<Option<Value>> {
+        for &op in &func.blocks[old].ops {
+            let data = &func.ops[op];
+            if matches!(data.kind, OpKind::Return | OpKind::Yield) {
+                continue;
+            }
+            if op == self.the_loop {
+                counter = match role {
+                    Role::Producer => self.producer_loop(func, out, block, map, ring, counter)?,
+                    Role::Consumer => self.consumer_loop(func, out, block, map, ring, counter)?,
+                };
+            } else if self.enclosing.contains(&op) {
+                counter =
+                    Some(self.enclosing_loop(func, op, out, block, map, ring, role, counter)?);
+            } else if role == Role::Consumer || (data.kind.is_pure() && data.regions.is_empty()) {
+                clone_if_available(func, op, out, block, map);
+            }
+        }
+        Some(counter)
+    }
+
+    /// A loop around the split loop, in the `role` partition: the
+    /// producer's carries only the aref counter, the consumer's its
+    /// iteration arguments too.
+    #[allow(clippy::too_many_arguments)]
+    fn enclosing_loop(
+        &self,
+        func: &Function,
+        op: Op,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+        role: Role,
+        counter: Option<Value>,
+    ) -> Option<Value> {
+        let data = &func.ops[op];
+        let old_body = data.regions[0];
+        let old_args = &func.blocks[old_body].args;
+        let counter_ty = Type::scalar(tawa_ir::ScalarType::I32);
+        let counter = match counter {
+            Some(c) => c,
+            None => {
+                let zero = out.append_value(
+                    block,
+                    OpKind::Constant(ConstValue::Int(0)),
+                    vec![],
+                    counter_ty.clone(),
+                    data.loc,
+                );
+                out.set_name(zero, "aref_iter0");
+                zero
+            }
+        };
+        let carried = role == Role::Consumer;
+        let mut operands = Vec::new();
+        for v in &data.operands[..3] {
+            operands.push(*map.get(v)?);
+        }
+        let mut arg_types = vec![func.ty(old_args[0]).clone()];
+        if carried {
+            for v in &data.operands[3..] {
+                operands.push(*map.get(v)?);
+            }
+            arg_types.extend(old_args[1..].iter().map(|&a| func.ty(a).clone()));
+        }
+        operands.push(counter);
+        arg_types.push(counter_ty);
+        let body = out.new_block(arg_types.clone());
+        let new_args = out.blocks[body].args.clone();
+        let kept = if carried { old_args.len() } else { 1 };
+        for k in 0..kept {
+            map.insert(old_args[k], new_args[k]);
+            copy_name(func, old_args[k], out, new_args[k]);
+        }
+        let inner_counter = *new_args.last().unwrap();
+        out.set_name(inner_counter, "aref_iter");
+        let after = self
+            .emit_block(
+                func,
+                old_body,
+                out,
+                body,
+                map,
+                ring,
+                role,
+                Some(inner_counter),
+            )?
+            .expect("the counter is threaded");
+        let old_yield = *func.blocks[old_body].ops.last()?;
+        let mut ys = Vec::new();
+        if carried {
+            for v in &func.ops[old_yield].operands {
+                ys.push(*map.get(v)?);
+            }
+        }
+        ys.push(after);
+        out.append_op(
+            body,
+            OpKind::Yield,
+            ys,
+            vec![],
+            vec![],
+            func.ops[old_yield].loc,
+        );
+        let new_loop = out.append_op(
+            block,
+            data.kind.clone(),
+            operands,
+            arg_types[1..].to_vec(),
+            vec![body],
+            data.loc,
+        );
+        let results = out.ops[new_loop].results.clone();
+        if carried {
+            for (k, &old) in data.results.iter().enumerate() {
+                copy_name(func, old, out, results[k]);
+                map.insert(old, results[k]);
+            }
+        }
+        results.last().copied()
     }
 
     /// The trip counter of the loop whose induction variable is `iv`
@@ -396,10 +520,33 @@ impl LoopSplit {
         block: Block,
         map: &mut HashMap<Value, Value>,
         ring: Value,
-    ) {
+        counter: Option<Value>,
+    ) -> Option<Option<Value>> {
         let loop_data = &func.ops[self.the_loop];
+        // Every value the producer's loop reads from outside it must have
+        // been recomputed.
+        let mut needed: Vec<Value> = loop_data.operands[..3].to_vec();
+        needed.extend(
+            self.producer_carried
+                .iter()
+                .map(|&j| loop_data.operands[3 + j]),
+        );
+        let loop_args = &func.blocks[loop_data.regions[0]].args;
+        for &op in &self.producer_ops {
+            for &v in &func.ops[op].operands {
+                let defined_in_loop = func
+                    .def_op(v)
+                    .is_some_and(|d| ancestor_in(func, loop_data.regions[0], d).is_some());
+                if !defined_in_loop && !loop_args.contains(&v) {
+                    needed.push(v);
+                }
+            }
+        }
+        if needed.iter().any(|v| !map.contains_key(v)) {
+            return None;
+        }
         let lb_ub_step: Vec<Value> = loop_data.operands[..3].iter().map(|v| map[v]).collect();
-        let inits: Vec<Value> = self
+        let mut inits: Vec<Value> = self
             .producer_carried
             .iter()
             .map(|&j| map[&loop_data.operands[3 + j]])
@@ -412,8 +559,15 @@ impl LoopSplit {
                 .iter()
                 .map(|&j| func.ty(old_args[1 + j]).clone()),
         );
+        if let Some(c) = counter {
+            inits.push(c);
+            arg_types.push(out.ty(c).clone());
+        }
         let new_body = out.new_block(arg_types.clone());
         let new_args = out.blocks[new_body].args.clone();
+        if counter.is_some() {
+            out.set_name(*new_args.last().unwrap(), "aref_i");
+        }
         map.insert(old_args[0], new_args[0]);
         copy_name(func, old_args[0], out, new_args[0]);
         for (k, &j) in self.producer_carried.iter().enumerate() {
@@ -423,11 +577,15 @@ impl LoopSplit {
         let last_load = *self.loads.last().unwrap();
         for &op in &func.blocks[old_body].ops {
             if matches!(func.ops[op].kind, OpKind::Yield) {
-                let ys: Vec<Value> = self
+                let mut ys: Vec<Value> = self
                     .producer_carried
                     .iter()
                     .map(|&j| map[&func.ops[op].operands[j]])
                     .collect();
+                if counter.is_some() {
+                    let cnt = *new_args.last().unwrap();
+                    ys.push(increment(out, new_body, cnt));
+                }
                 out.append_op(new_body, OpKind::Yield, ys, vec![], vec![], Loc::UNKNOWN);
                 continue;
             }
@@ -437,15 +595,18 @@ impl LoopSplit {
             clone_op(func, op, out, new_body, map);
             if op == last_load {
                 let loc = func.ops[op].loc;
-                let i = Self::trip_counter(
-                    func,
-                    out,
-                    new_body,
-                    new_args[0],
-                    (lb_ub_step[0], lb_ub_step[2]),
-                    (loop_data.operands[0], loop_data.operands[2]),
-                    loc,
-                );
+                let i = match counter {
+                    Some(_) => *new_args.last().unwrap(),
+                    None => Self::trip_counter(
+                        func,
+                        out,
+                        new_body,
+                        new_args[0],
+                        (lb_ub_step[0], lb_ub_step[2]),
+                        (loop_data.operands[0], loop_data.operands[2]),
+                        loc,
+                    ),
+                };
                 let mut operands = vec![ring, i];
                 operands.extend(self.loads.iter().map(|&l| map[&func.ops[l].results[0]]));
                 out.append_op(new_body, OpKind::ArefPut, operands, vec![], vec![], loc);
@@ -454,7 +615,7 @@ impl LoopSplit {
         let mut operands = lb_ub_step;
         operands.extend(inits);
         let result_types = arg_types[1..].to_vec();
-        out.append_op(
+        let new_loop = out.append_op(
             block,
             loop_data.kind.clone(),
             operands,
@@ -462,6 +623,7 @@ impl LoopSplit {
             vec![new_body],
             loop_data.loc,
         );
+        Some(counter.map(|_| *out.ops[new_loop].results.last().unwrap()))
     }
 
     fn consumer_loop(
@@ -471,8 +633,8 @@ impl LoopSplit {
         block: Block,
         map: &mut HashMap<Value, Value>,
         ring: Value,
-        epilogue: &[Op],
-    ) {
+        counter: Option<Value>,
+    ) -> Option<Option<Value>> {
         let loop_data = &func.ops[self.the_loop];
         let old_body = loop_data.regions[0];
         let old_block = &func.blocks[old_body];
@@ -483,13 +645,13 @@ impl LoopSplit {
 
         // Liveness: what the consumer needs of the loop.
         let mut live_carried: HashSet<usize> = HashSet::new();
-        for &op in epilogue {
-            for v in deep_operands(func, op) {
-                if let Some(j) = loop_data.results.iter().position(|&r| r == v) {
+        func.walk(&mut |op| {
+            for v in &func.ops[op].operands {
+                if let Some(j) = loop_data.results.iter().position(|r| r == v) {
                     live_carried.insert(j);
                 }
             }
-        }
+        });
         let mut live: HashSet<Op> = HashSet::new();
         let mut work: Vec<Op> = Vec::new();
         for &op in &old_block.ops {
@@ -538,16 +700,26 @@ impl LoopSplit {
         let mut carried: Vec<usize> = live_carried.into_iter().collect();
         carried.sort();
 
-        let lb_ub_step: Vec<Value> = loop_data.operands[..3].iter().map(|v| map[v]).collect();
-        let inits: Vec<Value> = carried
-            .iter()
-            .map(|&j| map[&loop_data.operands[3 + j]])
-            .collect();
+        let mut lb_ub_step = Vec::new();
+        for v in &loop_data.operands[..3] {
+            lb_ub_step.push(*map.get(v)?);
+        }
+        let mut inits = Vec::new();
+        for &j in &carried {
+            inits.push(*map.get(&loop_data.operands[3 + j])?);
+        }
         let old_args = &old_block.args;
         let mut arg_types = vec![func.ty(old_args[0]).clone()];
         arg_types.extend(carried.iter().map(|&j| func.ty(old_args[1 + j]).clone()));
+        if let Some(c) = counter {
+            inits.push(c);
+            arg_types.push(out.ty(c).clone());
+        }
         let new_body = out.new_block(arg_types.clone());
         let new_args = out.blocks[new_body].args.clone();
+        if counter.is_some() {
+            out.set_name(*new_args.last().unwrap(), "aref_i");
+        }
         map.insert(old_args[0], new_args[0]);
         copy_name(func, old_args[0], out, new_args[0]);
         for (k, &j) in carried.iter().enumerate() {
@@ -567,10 +739,14 @@ impl LoopSplit {
         let mut index = None;
         for &op in &old_block.ops {
             if op == yield_op {
-                let ys: Vec<Value> = carried
+                let mut ys: Vec<Value> = carried
                     .iter()
                     .map(|&j| map[&func.ops[op].operands[j]])
                     .collect();
+                if counter.is_some() {
+                    let cnt = *new_args.last().unwrap();
+                    ys.push(increment(out, new_body, cnt));
+                }
                 if last_reader.is_none() {
                     if let Some(i) = index {
                         out.append_op(
@@ -589,15 +765,18 @@ impl LoopSplit {
             if loads.contains(&op) {
                 if index.is_none() {
                     let loc = func.ops[op].loc;
-                    let i = Self::trip_counter(
-                        func,
-                        out,
-                        new_body,
-                        new_args[0],
-                        (lb_ub_step[0], lb_ub_step[2]),
-                        (loop_data.operands[0], loop_data.operands[2]),
-                        loc,
-                    );
+                    let i = match counter {
+                        Some(_) => *new_args.last().unwrap(),
+                        None => Self::trip_counter(
+                            func,
+                            out,
+                            new_body,
+                            new_args[0],
+                            (lb_ub_step[0], lb_ub_step[2]),
+                            (loop_data.operands[0], loop_data.operands[2]),
+                            loc,
+                        ),
+                    };
                     let types: Vec<Type> = self
                         .loads
                         .iter()
@@ -648,7 +827,27 @@ impl LoopSplit {
             copy_name(func, old, out, new);
             map.insert(old, new);
         }
+        Some(counter.map(|_| *out.ops[new_loop].results.last().unwrap()))
     }
+}
+
+/// `cnt + 1`, appended to `block`.
+fn increment(out: &mut Function, block: Block, cnt: Value) -> Value {
+    let ty = out.ty(cnt).clone();
+    let one = out.append_value(
+        block,
+        OpKind::Constant(ConstValue::Int(1)),
+        vec![],
+        ty.clone(),
+        Loc::UNKNOWN,
+    );
+    out.append_value(
+        block,
+        OpKind::Binary(BinaryOp::Add),
+        vec![cnt, one],
+        ty,
+        Loc::UNKNOWN,
+    )
 }
 
 /// Whether `v` reaches a `dot`'s A or B operand through ops of `block`.
@@ -758,27 +957,35 @@ fn clone_op(
     new
 }
 
-/// Removes the pure, region-free ops of `block` whose results nothing
-/// reads (the clones one partition does not need).
+/// Removes the pure, region-free ops of `block` and the blocks nested in
+/// it whose results nothing reads (the clones one partition does not
+/// need).
 fn dead_code(out: &mut Function, block: Block) {
     loop {
         let mut used: HashSet<Value> = HashSet::new();
+        let mut blocks = vec![block];
         out.walk_block(block, &mut |op| {
             used.extend(out.ops[op].operands.iter().copied());
+            blocks.extend(out.ops[op].regions.iter().copied());
         });
-        let before = out.blocks[block].ops.len();
-        let ops = out.blocks[block].ops.clone();
-        out.blocks[block].ops = ops
-            .into_iter()
-            .filter(|&op| {
-                let d = &out.ops[op];
-                !(d.kind.is_pure()
-                    && d.regions.is_empty()
-                    && !d.results.is_empty()
-                    && d.results.iter().all(|r| !used.contains(r)))
-            })
-            .collect();
-        if out.blocks[block].ops.len() == before {
+        let mut removed = false;
+        for b in blocks {
+            let ops = out.blocks[b].ops.clone();
+            let kept: Vec<Op> = ops
+                .iter()
+                .copied()
+                .filter(|&op| {
+                    let d = &out.ops[op];
+                    !(d.kind.is_pure()
+                        && d.regions.is_empty()
+                        && !d.results.is_empty()
+                        && d.results.iter().all(|r| !used.contains(r)))
+                })
+                .collect();
+            removed |= kept.len() != ops.len();
+            out.blocks[b].ops = kept;
+        }
+        if !removed {
             break;
         }
     }
