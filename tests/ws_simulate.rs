@@ -197,3 +197,15 @@ fn an_early_release_is_caught() {
     let err = result.expect_err("an early release must fail");
     assert!(err.contains("release") || err.contains("released"), "{err}");
 }
+
+#[test]
+fn matmul_tma_host() {
+    check_example("matmul_tma_host");
+}
+
+/// Attention's K and V tiles of one KV step travel in one aref; the
+/// consumer releases the slot after the second dot (P @ V).
+#[test]
+fn fused_attention() {
+    check_example("fused_attention");
+}
