@@ -197,6 +197,24 @@ impl LoopSplit {
         let in_body: HashSet<Op> = block.ops.iter().copied().collect();
         let carried_arg = |v: Value| block.args.iter().skip(1).position(|&a| a == v);
         let yield_op = *block.ops.last()?;
+        // The producer runs up to `depth` iterations ahead: a write to
+        // memory in the loop could be read by a later iteration's load
+        // that the producer already issued. Without alias analysis, such
+        // loops stay plain. (Writes after the loop, in an enclosing tile
+        // loop, are assumed not to alias the tiles loaded, as in Tawa.)
+        let mut writes = false;
+        func.walk_block(loop_body, &mut |op| {
+            writes |= matches!(
+                func.ops[op].kind,
+                OpKind::Store { .. }
+                    | OpKind::DescStore
+                    | OpKind::AtomicRmw { .. }
+                    | OpKind::AtomicCas { .. }
+            );
+        });
+        if writes {
+            return None;
+        }
         let mut loads = Vec::new();
         let mut producer_ops = HashSet::new();
         let mut carried = HashSet::new();
