@@ -223,35 +223,33 @@ impl LoopSplit {
             if !is_load || plan.recipe(op).is_none() {
                 continue;
             }
-            // The load's backward slice within the loop, if it is pure.
+            // A tile carried into the next iteration would outlive its
+            // slot; such a load stays in the consumer.
+            let result = func.ops[op].results[0];
+            if func.ops[yield_op].operands.contains(&result) {
+                continue;
+            }
+            // The load's backward slice within the loop (body ops and the
+            // iteration arguments, through what they are yielded), if it
+            // is pure.
             let mut slice: HashSet<Op> = HashSet::from([op]);
             let mut slice_carried: HashSet<usize> = HashSet::new();
-            let mut work = vec![op];
+            let mut work: Vec<Value> = func.ops[op].operands.clone();
             let mut ok = true;
-            while let Some(o) = work.pop() {
-                for &v in &func.ops[o].operands {
-                    let def = match func.def_op(v) {
-                        Some(d) if in_body.contains(&d) => Some(d),
-                        Some(_) => None,
-                        None => match carried_arg(v) {
-                            Some(j) => {
-                                if slice_carried.insert(j) {
-                                    let y = func.ops[yield_op].operands[j];
-                                    func.def_op(y).filter(|d| in_body.contains(d))
-                                } else {
-                                    None
-                                }
-                            }
-                            None => None,
-                        },
-                    };
-                    if let Some(d) = def {
-                        let kind = &func.ops[d].kind;
-                        if !kind.is_pure() || !func.ops[d].regions.is_empty() {
-                            ok = false;
-                        } else if slice.insert(d) {
-                            work.push(d);
-                        }
+            while let Some(v) = work.pop() {
+                if let Some(d) = func.def_op(v) {
+                    if !in_body.contains(&d) {
+                        continue;
+                    }
+                    let data = &func.ops[d];
+                    if !data.kind.is_pure() || !data.regions.is_empty() {
+                        ok = false;
+                    } else if slice.insert(d) {
+                        work.extend(data.operands.iter().copied());
+                    }
+                } else if let Some(j) = carried_arg(v) {
+                    if slice_carried.insert(j) {
+                        work.push(func.ops[yield_op].operands[j]);
                     }
                 }
             }
