@@ -4,9 +4,11 @@
 //! joined by one aref that carries all the loop's producer-loaded tiles of
 //! one iteration together.
 //!
-//! Tawa's rule, for the loop shape the examples need first: one loop, at
-//! the top level of the kernel body or nested only in other `for` loops
-//! (a persistent kernel's tile loop), that both partitions then run:
+//! Tawa's rule, for the loop shape the examples need first: a loop at the
+//! top level of the kernel body or nested only in other `for` loops (a
+//! persistent kernel's tile loop), that both partitions then run. Several
+//! such loops whose tiles have the same types (causal attention's two KV
+//! loops) share the aref:
 //!
 //! - *Producer loads*: the loads in the loop body that the [`TmaPlan`] makes
 //!   TMA copies and whose address, mask and `other` operands (and the loop
@@ -25,9 +27,9 @@
 //!
 //! The aref ops name the loop's trip counter: the induction variable when
 //! the loop counts 0, 1, 2, ...; `(iv - lb) / step` otherwise, computed in
-//! each partition. Inside enclosing loops it is an `i32` counter carried
-//! through all of them (from 0), so that it keeps counting across tiles as
-//! the aref contract asks.
+//! each partition. Inside enclosing loops, or with several split loops, it
+//! is an `i32` counter carried through all of them (from 0), so that it
+//! keeps counting across tiles and loops as the aref contract asks.
 //!
 //! Loads stay `load` ops; turning them into TMA copies is the backend's
 //! job (it reads the same [`TmaPlan`]).
@@ -105,17 +107,43 @@ pub fn warp_specialize(
             loops.push(op);
         }
     });
+    // Every loop that splits and moves tiles of the first one's types
+    // shares its aref (causal attention's two KV loops), outer loops first
+    // so that a loop nested in a chosen one stays inside it.
+    let mut split = WsSplit {
+        loops: Vec::new(),
+        enclosing: Vec::new(),
+    };
+    let mut buffers: Option<Vec<Type>> = None;
     for op in loops {
         let Some(enclosing) = enclosing_loops(func, op) else {
             continue;
         };
-        if let Some(split) = LoopSplit::find(func, plan, op, enclosing) {
-            if let Some(ws) = split.build(func, opts) {
-                return Ok(Some(compact(&ws)));
+        if enclosing
+            .iter()
+            .any(|e| split.loops.iter().any(|l| l.the_loop == *e))
+        {
+            continue;
+        }
+        let Some(candidate) = LoopSplit::find(func, plan, op) else {
+            continue;
+        };
+        let types = candidate.buffer_types(func);
+        if buffers.as_ref().is_some_and(|b| *b != types) {
+            continue;
+        }
+        buffers = Some(types);
+        split.loops.push(candidate);
+        for e in enclosing {
+            if !split.enclosing.contains(&e) {
+                split.enclosing.push(e);
             }
         }
     }
-    Ok(None)
+    if split.loops.is_empty() {
+        return Ok(None);
+    }
+    Ok(split.build(func, opts).map(|ws| compact(&ws)))
 }
 
 /// The `for` ops enclosing `op`, outermost first; `None` when another
@@ -145,14 +173,21 @@ enum Role {
     Consumer,
 }
 
+/// The loops a kernel's split divides, sharing one aref.
+struct WsSplit {
+    /// In program order.
+    loops: Vec<LoopSplit>,
+    /// The `for` loops around them (a persistent kernel's tile loop),
+    /// outermost first. Both partitions run them; the aref iteration index
+    /// is then an `i32` counter carried through them, so that it keeps
+    /// counting across their iterations (and from one split loop to the
+    /// next).
+    enclosing: Vec<Op>,
+}
+
 /// The producer/consumer division of one loop.
 struct LoopSplit {
     the_loop: Op,
-    /// The `for` loops around it (a persistent kernel's tile loop),
-    /// outermost first. Both partitions run them; the aref iteration index
-    /// is then an `i32` counter carried through them, so that it keeps
-    /// counting across their iterations.
-    enclosing: Vec<Op>,
     /// Producer loads in body order.
     loads: Vec<Op>,
     /// Body ops the producer runs (the loads and their address arithmetic).
@@ -186,12 +221,7 @@ fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
 }
 
 impl LoopSplit {
-    fn find(
-        func: &Function,
-        plan: &TmaPlan,
-        the_loop: Op,
-        enclosing: Vec<Op>,
-    ) -> Option<LoopSplit> {
+    fn find(func: &Function, plan: &TmaPlan, the_loop: Op) -> Option<LoopSplit> {
         let loop_body = func.ops[the_loop].regions[0];
         let block = &func.blocks[loop_body];
         let in_body: HashSet<Op> = block.ops.iter().copied().collect();
@@ -270,13 +300,22 @@ impl LoopSplit {
         producer_carried.sort();
         Some(LoopSplit {
             the_loop,
-            enclosing,
             loads,
             producer_ops,
             producer_carried,
         })
     }
 
+    /// The types of the tiles one iteration puts.
+    fn buffer_types(&self, func: &Function) -> Vec<Type> {
+        self.loads
+            .iter()
+            .map(|&l| func.ty(func.ops[l].results[0]).clone())
+            .collect()
+    }
+}
+
+impl WsSplit {
     /// `None` when the producer needs a value it cannot recompute (one
     /// defined by an op with effects, or carried by an enclosing loop).
     fn build(&self, func: &Function, opts: &WsOptions) -> Option<Function> {
@@ -287,13 +326,10 @@ impl LoopSplit {
             let v = out.add_param(p.name.clone(), func.ty(p.value).clone(), p.hints.clone());
             params.insert(p.value, v);
         }
-        let outermost = self.enclosing.first().copied().unwrap_or(self.the_loop);
+        let first = &self.loops[0];
+        let outermost = self.enclosing.first().copied().unwrap_or(first.the_loop);
         let loc = func.ops[outermost].loc;
-        let buffers: Vec<Type> = self
-            .loads
-            .iter()
-            .map(|&l| func.ty(func.ops[l].results[0]).clone())
-            .collect();
+        let buffers = first.buffer_types(func);
         let ring = out.append_value(
             out.body,
             OpKind::ArefCreate,
@@ -311,7 +347,22 @@ impl LoopSplit {
         for role in [Role::Producer, Role::Consumer] {
             let block = out.new_block(vec![]);
             let mut map = params.clone();
-            self.emit_block(func, func.body, &mut out, block, &mut map, ring, role, None)?;
+            // One loop at the top level names its trip counter; otherwise
+            // a counter from 0 runs through all the loops.
+            let counter = (self.loops.len() > 1 || !self.enclosing.is_empty()).then(|| {
+                let zero = out.append_value(
+                    block,
+                    OpKind::Constant(ConstValue::Int(0)),
+                    vec![],
+                    Type::scalar(tawa_ir::ScalarType::I32),
+                    loc,
+                );
+                out.set_name(zero, "aref_iter0");
+                zero
+            });
+            self.emit_block(
+                func, func.body, &mut out, block, &mut map, ring, role, counter,
+            )?;
             out.append_op(block, OpKind::Yield, vec![], vec![], vec![], Loc::UNKNOWN);
             dead_code(&mut out, block);
             blocks.push(block);
@@ -374,10 +425,10 @@ impl LoopSplit {
             if matches!(data.kind, OpKind::Return | OpKind::Yield) {
                 continue;
             }
-            if op == self.the_loop {
+            if let Some(split) = self.loops.iter().find(|l| l.the_loop == op) {
                 counter = match role {
-                    Role::Producer => self.producer_loop(func, out, block, map, ring, counter)?,
-                    Role::Consumer => self.consumer_loop(func, out, block, map, ring, counter)?,
+                    Role::Producer => split.producer_loop(func, out, block, map, ring, counter)?,
+                    Role::Consumer => split.consumer_loop(func, out, block, map, ring, counter)?,
                 };
             } else if self.enclosing.contains(&op) {
                 counter =
@@ -490,7 +541,9 @@ impl LoopSplit {
         }
         results.last().copied()
     }
+}
 
+impl LoopSplit {
     /// The trip counter of the loop whose induction variable is `iv`
     /// (mapped bounds `lb`, `step`), emitted into `block`.
     fn trip_counter(
