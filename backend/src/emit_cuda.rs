@@ -565,6 +565,15 @@ impl<'f> Emitter<'f> {
         self.line(format!("// {}:{}  {}", loc.line, loc.col, text));
     }
 
+    /// A barrier over the threads that run the code being emitted: the CTA
+    /// today. Inside a warp-specialized partition it must cover that
+    /// partition's threads only (`bar.sync id, n`), or the partitions
+    /// deadlock on each other; every barrier the emitter writes goes
+    /// through here so that there is one place to make that choice.
+    fn barrier(&mut self) {
+        self.line("__syncthreads();");
+    }
+
     fn smem(&mut self, bytes: u32) {
         self.smem_bytes = self.smem_bytes.max(bytes);
     }
@@ -777,13 +786,13 @@ impl<'f> Emitter<'f> {
         self.smem(bytes);
         let name = self.name_for(v);
         self.line(format!("// convert {} -> {}", from, to));
-        self.line("__syncthreads();");
+        self.barrier();
         let rf = from.regs_per_thread(&shape);
         let lin_from = linear_c(from, &shape, "r");
         self.line(format!(
             "#pragma unroll\nfor (int r = 0; r < {rf}; ++r) (({c}*)tw_smem)[{lin_from}] = {src}[r];"
         ));
-        self.line("__syncthreads();");
+        self.barrier();
         let rt = to.regs_per_thread(&shape);
         self.line(format!("{c} {name}[{rt}];"));
         let lin_to = linear_c(to, &shape, "r");
@@ -908,7 +917,7 @@ impl<'f> Emitter<'f> {
             OpKind::Store { .. } => self.store(op),
             OpKind::DescStore => self.desc_store(op),
             OpKind::DebugBarrier => {
-                self.line("__syncthreads();");
+                self.barrier();
                 Ok(())
             }
             OpKind::Assert { .. } | OpKind::Print { .. } => Err(unsupported(
@@ -1129,7 +1138,7 @@ impl<'f> Emitter<'f> {
                 let r = data.results[0];
                 if let Some(buf) = self.operand_buffers.get(&r).copied() {
                     // Earlier dots may still read the buffer's previous tile.
-                    self.line("__syncthreads();");
+                    self.barrier();
                     self.write_operand(name, layout, r, buf.smem, buf.offset);
                 }
             }
@@ -1799,12 +1808,12 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 } else {
                     linear_c(&out_layout, &rshape, "q")
                 };
-                self.line("__syncthreads();");
+                self.barrier();
                 self.line(format!(
                     "#pragma unroll\nfor (int q = 0; q < {rregs}; ++q) (({ct}*)tw_smem)[({lin}) * {eff} + (warp / {}) % {eff}] = {acc}[q];",
                     t.div
                 ));
-                self.line("__syncthreads();");
+                self.barrier();
                 let comb = combine(
                     &format!("{acc}[q]"),
                     &format!("(({ct}*)tw_smem)[({lin}) * {eff} + w]"),
@@ -1964,7 +1973,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         if staged_here {
             // Earlier dots may still read the scratch area.
             self.smem(scratch_b + n * kbytes);
-            self.line("__syncthreads();");
+            self.barrier();
         }
         let (a_base, a_smem) = self.operand_in_smem(a, 1, mma, 0, data.loc)?;
         let (b_base, b_smem) = self.operand_in_smem(b, 0, mma, scratch_b, data.loc)?;
@@ -1977,7 +1986,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         let (wa, wb) = (a_smem.w, b_smem.w);
         // Generic-proxy writes (ours) before async-proxy reads (wgmma).
         self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
-        self.line("__syncthreads();");
+        self.barrier();
         let regs = layout.regs_per_thread(&shape);
         let accv = self.tile(acc, layout)?;
         self.line(format!("float {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {accv}[r];"));
