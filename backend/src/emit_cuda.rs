@@ -1221,29 +1221,10 @@ impl<'f> Emitter<'f> {
                 "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
             ));
             self.indent += 1;
-            let mut addr = Vec::new();
-            let mut conds = Vec::new();
-            for d in 0..rank {
-                let co = Self::coord_c(layout, &shape, d, "r");
-                self.line(format!(
-                    "const long long i{d} = (long long){} + {co};",
-                    b[1 + 2 * rank + d]
-                ));
-                addr.push(format!("i{d} * {}", b[1 + rank + d]));
-                if boundary_check.contains(&(d as u32)) {
-                    conds.push(format!("i{d} >= 0 && i{d} < {}", b[1 + d]));
-                }
-            }
-            let cond = if conds.is_empty() {
-                "true".into()
-            } else {
-                conds.join(" && ")
-            };
-            self.line(format!(
-                "{name}[r] = ({cond}) ? {}[{}] : {fill};",
-                b[0],
-                addr.join(" + ")
-            ));
+            let (at, cond) = self.tile_access(&b, &b[1 + 2 * rank..], layout, &shape, &|d| {
+                boundary_check.contains(&(d as u32))
+            });
+            self.line(format!("{name}[r] = ({cond}) ? {at} : {fill};"));
             self.indent -= 1;
             self.line("}");
             return Ok(());
@@ -1341,29 +1322,14 @@ impl<'f> Emitter<'f> {
                 "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
             ));
             self.indent += 1;
-            let mut addr = Vec::new();
-            let mut conds: Vec<String> = own.into_iter().collect();
-            for d in 0..rank {
-                let co = Self::coord_c(&layout, &shape, d, "r");
-                self.line(format!(
-                    "const long long i{d} = (long long){} + {co};",
-                    b[1 + 2 * rank + d]
-                ));
-                addr.push(format!("i{d} * {}", b[1 + rank + d]));
-                if boundary_check.contains(&(d as u32)) {
-                    conds.push(format!("i{d} >= 0 && i{d} < {}", b[1 + d]));
-                }
-            }
-            let cond = if conds.is_empty() {
-                "true".into()
-            } else {
-                conds.join(" && ")
+            let (at, bounds) = self.tile_access(&b, &b[1 + 2 * rank..], &layout, &shape, &|d| {
+                boundary_check.contains(&(d as u32))
+            });
+            let cond = match own {
+                Some(own) => format!("{own} && {bounds}"),
+                None => bounds,
             };
-            self.line(format!(
-                "if ({cond}) {}[{}] = {x}[r];",
-                b[0],
-                addr.join(" + ")
-            ));
+            self.line(format!("if ({cond}) {at} = {x}[r];"));
             self.indent -= 1;
             self.line("}");
             return Ok(());
@@ -1490,12 +1456,18 @@ impl<'f> Emitter<'f> {
     }
 
     /// Address and in-bounds condition of a descriptor access at `offs`.
-    fn desc_access(
+    /// The element of register `r` behind a block pointer or tensor
+    /// descriptor bundle `desc` (`[base, shape.., strides..]`) with tile
+    /// origin `offs`: emits its per-dimension indices `i{d}` and returns the
+    /// element's lvalue and the bounds condition of the dimensions
+    /// `checked` says (`true` when none).
+    fn tile_access(
         &mut self,
         desc: &[String],
         offs: &[String],
         layout: &Layout,
         shape: &[u32],
+        checked: &dyn Fn(usize) -> bool,
     ) -> (String, String) {
         let rank = shape.len();
         let mut addr = Vec::new();
@@ -1507,12 +1479,16 @@ impl<'f> Emitter<'f> {
                 offs[d]
             ));
             addr.push(format!("i{d} * {}", desc[1 + rank + d]));
-            conds.push(format!("i{d} >= 0 && i{d} < {}", desc[1 + d]));
+            if checked(d) {
+                conds.push(format!("i{d} >= 0 && i{d} < {}", desc[1 + d]));
+            }
         }
-        (
-            format!("{}[{}]", desc[0], addr.join(" + ")),
-            conds.join(" && "),
-        )
+        let cond = if conds.is_empty() {
+            "true".to_string()
+        } else {
+            conds.join(" && ")
+        };
+        (format!("{}[{}]", desc[0], addr.join(" + ")), cond)
     }
 
     fn desc_load(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
@@ -1531,7 +1507,7 @@ impl<'f> Emitter<'f> {
             "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
         ));
         self.indent += 1;
-        let (addr, cond) = self.desc_access(&desc, &offs, layout, &shape);
+        let (addr, cond) = self.tile_access(&desc, &offs, layout, &shape, &|_| true);
         self.line(format!("{name}[r] = ({cond}) ? {addr} : ({c})0;"));
         self.indent -= 1;
         self.line("}");
@@ -1556,7 +1532,7 @@ impl<'f> Emitter<'f> {
             "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
         ));
         self.indent += 1;
-        let (addr, mut cond) = self.desc_access(&desc, &offs, &layout, &shape);
+        let (addr, mut cond) = self.tile_access(&desc, &offs, &layout, &shape, &|_| true);
         if let Some(o) = own {
             cond = format!("{o} && {cond}");
         }
