@@ -4,33 +4,17 @@
 //! kernel, on ragged sizes (M, N not multiples of the tiles), with grids
 //! and loop bounds giving several iterations per ring slot.
 
-use std::path::Path;
+#[path = "support/file_kernel.rs"]
+mod file_kernel;
 
 use tawa_aref::sim::SimOptions;
 use tawa_aref::simulate_grid;
-use tawa_frontend::{compile, CompileOptions};
 use tawa_ir::interp::{run_grid, ArgValue, InterpOptions, Memory};
 use tawa_ir::{axis_info, verify_function, Function, ScalarType};
 use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
 
 fn kernel(file: &str) -> Function {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/partition")
-        .join(file);
-    let source = std::fs::read_to_string(&path).unwrap();
-    let signature = source
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("# signature:"))
-        .expect("first line is the signature")
-        .trim()
-        .to_string();
-    let opts = CompileOptions {
-        signature: Some(signature),
-        ..Default::default()
-    };
-    let module = compile(file, &source, &opts).unwrap_or_else(|d| panic!("{}", d.render(false)));
-    module.functions.into_iter().next().unwrap()
+    file_kernel::kernel("partition", file)
 }
 
 /// Small integers and halves, exact in f16 and in f32 sums.

@@ -11,9 +11,9 @@
 #[path = "support/descriptor_rewrite.rs"]
 mod descriptor_rewrite;
 
-use std::path::Path;
+#[path = "support/file_kernel.rs"]
+mod file_kernel;
 
-use tawa_frontend::{compile, CompileOptions};
 use tawa_ir::interp::{run_grid, ArgValue, Buffer, InterpOptions, Memory};
 use tawa_ir::{verify_function, Function, ScalarType};
 use tawa_partitioner::affine::Poly;
@@ -30,23 +30,7 @@ enum Arg {
 }
 
 fn kernel(file: &str) -> Function {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/tma_infer")
-        .join(file);
-    let source = std::fs::read_to_string(&path).unwrap();
-    let signature = source
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("# signature:"))
-        .expect("first line is the signature")
-        .trim()
-        .to_string();
-    let opts = CompileOptions {
-        signature: Some(signature),
-        ..Default::default()
-    };
-    let module = compile(file, &source, &opts).unwrap_or_else(|d| panic!("{}", d.render(false)));
-    module.functions.into_iter().next().unwrap()
+    file_kernel::kernel("tma_infer", file)
 }
 
 /// Deterministic inputs in [-2, 2) on a coarse grid, exact in fp16 and i8.
