@@ -623,28 +623,15 @@ impl LoopSplit {
             .map(|&j| map[&loop_data.operands[3 + j]])
             .collect();
         let old_body = loop_data.regions[0];
-        let old_args = &func.blocks[old_body].args;
-        let mut arg_types = vec![func.ty(old_args[0]).clone()];
-        arg_types.extend(
-            self.producer_carried
-                .iter()
-                .map(|&j| func.ty(old_args[1 + j]).clone()),
+        let (new_body, new_args) = loop_body_with(
+            func,
+            out,
+            old_body,
+            &self.producer_carried,
+            counter,
+            &mut inits,
+            map,
         );
-        if let Some(c) = counter {
-            inits.push(c);
-            arg_types.push(out.ty(c).clone());
-        }
-        let new_body = out.new_block(arg_types.clone());
-        let new_args = out.blocks[new_body].args.clone();
-        if counter.is_some() {
-            out.set_name(*new_args.last().unwrap(), "aref_i");
-        }
-        map.insert(old_args[0], new_args[0]);
-        copy_name(func, old_args[0], out, new_args[0]);
-        for (k, &j) in self.producer_carried.iter().enumerate() {
-            map.insert(old_args[1 + j], new_args[1 + k]);
-            copy_name(func, old_args[1 + j], out, new_args[1 + k]);
-        }
         let last_load = *self.loads.last().unwrap();
         for &op in &func.blocks[old_body].ops {
             if matches!(func.ops[op].kind, OpKind::Yield) {
@@ -685,7 +672,7 @@ impl LoopSplit {
         }
         let mut operands = lb_ub_step;
         operands.extend(inits);
-        let result_types = arg_types[1..].to_vec();
+        let result_types: Vec<_> = new_args[1..].iter().map(|&v| out.ty(v).clone()).collect();
         let new_loop = out.append_op(
             block,
             loop_data.kind.clone(),
@@ -779,24 +766,8 @@ impl LoopSplit {
         for &j in &carried {
             inits.push(*map.get(&loop_data.operands[3 + j])?);
         }
-        let old_args = &old_block.args;
-        let mut arg_types = vec![func.ty(old_args[0]).clone()];
-        arg_types.extend(carried.iter().map(|&j| func.ty(old_args[1 + j]).clone()));
-        if let Some(c) = counter {
-            inits.push(c);
-            arg_types.push(out.ty(c).clone());
-        }
-        let new_body = out.new_block(arg_types.clone());
-        let new_args = out.blocks[new_body].args.clone();
-        if counter.is_some() {
-            out.set_name(*new_args.last().unwrap(), "aref_i");
-        }
-        map.insert(old_args[0], new_args[0]);
-        copy_name(func, old_args[0], out, new_args[0]);
-        for (k, &j) in carried.iter().enumerate() {
-            map.insert(old_args[1 + j], new_args[1 + k]);
-            copy_name(func, old_args[1 + j], out, new_args[1 + k]);
-        }
+        let (new_body, new_args) =
+            loop_body_with(func, out, old_body, &carried, counter, &mut inits, map);
 
         // The last op of the consumer's iteration reading a got tile.
         let got: HashSet<Value> = self.loads.iter().map(|&l| func.ops[l].results[0]).collect();
@@ -883,7 +854,7 @@ impl LoopSplit {
         }
         let mut operands = lb_ub_step;
         operands.extend(inits);
-        let result_types = arg_types[1..].to_vec();
+        let result_types: Vec<_> = new_args[1..].iter().map(|&v| out.ty(v).clone()).collect();
         let new_loop = out.append_op(
             block,
             loop_data.kind.clone(),
@@ -944,6 +915,41 @@ fn reaches_dot(func: &Function, block: Block, v: Value) -> bool {
         }
     }
     false
+}
+
+/// The body block of a partition's copy of a `for` loop: the induction
+/// variable, the carried values `carried` (indices into the old loop's
+/// iteration arguments) and, with `counter`, the aref iteration counter
+/// as a last carried value (its initial value appended to `inits`). Maps
+/// the old block arguments to the new ones.
+fn loop_body_with(
+    func: &Function,
+    out: &mut Function,
+    old_body: Block,
+    carried: &[usize],
+    counter: Option<Value>,
+    inits: &mut Vec<Value>,
+    map: &mut HashMap<Value, Value>,
+) -> (Block, Vec<Value>) {
+    let old_args = &func.blocks[old_body].args;
+    let mut arg_types = vec![func.ty(old_args[0]).clone()];
+    arg_types.extend(carried.iter().map(|&j| func.ty(old_args[1 + j]).clone()));
+    if let Some(c) = counter {
+        inits.push(c);
+        arg_types.push(out.ty(c).clone());
+    }
+    let new_body = out.new_block(arg_types);
+    let new_args = out.blocks[new_body].args.clone();
+    if counter.is_some() {
+        out.set_name(*new_args.last().unwrap(), "aref_i");
+    }
+    map.insert(old_args[0], new_args[0]);
+    copy_name(func, old_args[0], out, new_args[0]);
+    for (k, &j) in carried.iter().enumerate() {
+        map.insert(old_args[1 + j], new_args[1 + k]);
+        copy_name(func, old_args[1 + j], out, new_args[1 + k]);
+    }
+    (new_body, new_args)
 }
 
 fn copy_name(func: &Function, old: Value, out: &mut Function, new: Value) {
