@@ -136,17 +136,15 @@ pub fn generate_cuda(
         source_path: Some(path.to_string()),
         ..CodegenOptions::default()
     };
-    for feature in std::env::var("TAWA_EXPERIMENTAL")
-        .unwrap_or_default()
-        .split(',')
-    {
+    // Ablations: code generation that is on by default, turned off.
+    for feature in std::env::var("TAWA_DISABLE").unwrap_or_default().split(',') {
         match feature.trim() {
             "" => {}
-            "mn-major" => opts.mn_major_operands = true,
-            "coalesce" => opts.coalesce_loads = true,
+            "mn-major" => opts.mn_major_operands = false,
+            "coalesce" => opts.coalesce_loads = false,
             other => {
                 return Err(Failure::user(format!(
-                    "error: unknown feature `{other}` in TAWA_EXPERIMENTAL (known: mn-major, coalesce)\n"
+                    "error: unknown feature `{other}` in TAWA_DISABLE (known: mn-major, coalesce)\n"
                 )))
             }
         }

@@ -23,6 +23,59 @@ pub struct KernelSource {
     pub dyn_smem_bytes: u32,
     /// One entry per kernel parameter, in the order of `Function::params`.
     pub params: Vec<KernelParam>,
+    /// TMA tensor maps the host encodes at launch and passes after
+    /// `params`, in this order, each as a `const __grid_constant__`
+    /// 128-byte `CUtensorMap` (`KernelArg::Bytes`). Empty for kernels
+    /// without TMA copies.
+    pub tensor_maps: Vec<TensorMapParam>,
+}
+
+/// One TMA tensor map of a kernel, described in terms of the kernel's own
+/// parameters so that the host can build it from the launch arguments:
+/// the runtime's `TensorMapSpec` with every number still an expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapParam {
+    /// Name used in the generated source (`tw_tmap0`, ...).
+    pub name: String,
+    pub elem: ScalarType,
+    /// Index into `KernelSource::params` of the pointer parameter holding
+    /// element (0, ..., 0) of the global tensor.
+    pub base: usize,
+    /// Extents in elements, innermost dimension first (the driver's order).
+    pub extents: Vec<HostExpr>,
+    /// Strides in *elements* of `extents[1..]` (the innermost dimension is
+    /// dense); the host multiplies by the element size.
+    pub strides: Vec<HostExpr>,
+    /// Box extents in elements, innermost first.
+    pub box_extents: Vec<u32>,
+    /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle_bytes: u32,
+}
+
+/// An integer computed on the host from a kernel's scalar parameters
+/// (64-bit, wrapping like the kernel's own i64 arithmetic).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostExpr {
+    Const(i64),
+    /// The value of `KernelSource::params[i]` (an integer scalar).
+    Param(usize),
+    Add(Box<HostExpr>, Box<HostExpr>),
+    Sub(Box<HostExpr>, Box<HostExpr>),
+    Mul(Box<HostExpr>, Box<HostExpr>),
+}
+
+impl HostExpr {
+    /// Evaluates with `param(i)` giving integer parameter `i`'s value;
+    /// `None` when a parameter has no integer value.
+    pub fn eval(&self, param: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
+        Some(match self {
+            HostExpr::Const(c) => *c,
+            HostExpr::Param(i) => param(*i)?,
+            HostExpr::Add(a, b) => a.eval(param)?.wrapping_add(b.eval(param)?),
+            HostExpr::Sub(a, b) => a.eval(param)?.wrapping_sub(b.eval(param)?),
+            HostExpr::Mul(a, b) => a.eval(param)?.wrapping_mul(b.eval(param)?),
+        })
+    }
 }
 
 /// A kernel parameter as passed at launch.
@@ -42,19 +95,30 @@ pub enum ParamType {
 }
 
 /// Options of the plain backend.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CodegenOptions {
     /// Write `// line:col` comments pointing into this source file.
     pub source_path: Option<String>,
     /// Let `dot` operands whose registers run along M/N lie MN-major in
     /// shared memory (16-byte stores, wgmma's transpose bit) instead of
-    /// being transposed into K-major. Off until it has run on a GPU; the
-    /// driver turns it on with `TAWA_EXPERIMENTAL=mn-major`.
+    /// being transposed into K-major. On by default (GPU suite green, 4096³
+    /// GEMM 5x faster, 2026-11-23); `TAWA_DISABLE=mn-major` turns it off
+    /// for ablations.
     pub mn_major_operands: bool,
     /// Anchor each global load's layout along the dimension its pointers
     /// are contiguous in (`layout_assign::load_anchor`) instead of the
-    /// last one. Off until it has run on a GPU: `TAWA_EXPERIMENTAL=coalesce`.
+    /// last one. On by default; `TAWA_DISABLE=coalesce` turns it off.
     pub coalesce_loads: bool,
+}
+
+impl Default for CodegenOptions {
+    fn default() -> Self {
+        CodegenOptions {
+            source_path: None,
+            mn_major_operands: true,
+            coalesce_loads: true,
+        }
+    }
 }
 
 /// Why a function could not be turned into CUDA: an op or type the backend
@@ -141,6 +205,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         num_threads: func.attrs.num_warps * crate::layout::WARP_SIZE,
         dyn_smem_bytes: emitted.smem_bytes,
         params,
+        tensor_maps: emitted.tensor_maps,
     })
 }
 

@@ -45,6 +45,8 @@ use crate::layout_assign::{access_bytes, LayoutMap};
 pub struct Emitted {
     pub cuda: String,
     pub smem_bytes: u32,
+    /// The host-encoded TMA tensor maps, passed after the parameters.
+    pub tensor_maps: Vec<crate::codegen::TensorMapParam>,
 }
 
 type Res<T> = Result<T, CodegenError>;
@@ -496,6 +498,7 @@ pub fn emit(
     Ok(Emitted {
         cuda,
         smem_bytes: e.operand_buffer_bytes + e.smem_bytes,
+        tensor_maps: Vec::new(),
     })
 }
 
