@@ -134,8 +134,9 @@ pub struct CompileCommand {
     #[arg(long)]
     pub explain: bool,
 
-    /// With `--emit ws-ir`: print the plain tile IR instead of the
-    /// warp-specialized one (turns the partitioner off).
+    /// Turn warp specialization off: the plain kernel (no producer
+    /// partition, no TMA, no arefs), the baseline of ablations. With
+    /// `--emit ws-ir`, the plain tile IR.
     #[arg(long)]
     pub no_ws: bool,
 

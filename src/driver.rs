@@ -153,9 +153,10 @@ pub fn generate_cuda(
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
 }
 
-/// `--emit ws-ir`: the kernel warp-specialized by the partitioner, checked
-/// by the verifier (every pass's output is); `None` when there is nothing
-/// to specialize.
+/// Warp specialization: the TMA inference, `tma_lower` (TMA loads become
+/// descriptor loads whose descriptors the host builds), then the
+/// partitioner, each result checked by the verifier. `None` when there is
+/// nothing to specialize: the kernel stays as it was (not even rewritten).
 pub fn warp_specialize_function(
     path: &str,
     func: &Function,
@@ -163,27 +164,56 @@ pub fn warp_specialize_function(
 ) -> Result<Option<Function>, Failure> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
+    let mut lowered = func.clone();
+    tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
+    check_pass("tma_lower", &lowered)?;
+    // The partitioner moves the copies `tma_lower` wrote, whose
+    // descriptors the backend can give to the host; loads left as they
+    // were (transposed boxes, unbounded extents) stay in the consumer.
+    let axis = tawa_ir::axis_info::analyze(&lowered);
+    let mut plan = tawa_partitioner::infer_tma(&lowered, &axis);
+    plan.decisions.retain(|d| {
+        d.as_ref()
+            .is_ok_and(|r| tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op))
+    });
     let opts = tawa_partitioner::WsOptions {
         depth,
         ..Default::default()
     };
-    let ws = tawa_partitioner::warp_specialize(func, &plan, &opts).map_err(|e| {
-        Failure::user(format!(
-            "error: {path}:{e}
-"
-        ))
-    })?;
+    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
+        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
     if let Some(ws) = &ws {
-        if let Err(errors) = tawa_ir::verify_function(ws) {
-            let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
-            return Err(Failure::internal(format!(
-                "the warp-specialized IR of `{}` does not verify:\n{}",
-                func.name,
-                msgs.join("\n")
-            )));
-        }
+        check_pass("the partitioner", ws)?;
     }
     Ok(ws)
+}
+
+/// The verifier after a pass; a rejection is a compiler bug.
+fn check_pass(pass: &str, func: &Function) -> Result<(), Failure> {
+    tawa_ir::verify_function(func).map_err(|errors| {
+        let msgs: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        Failure::internal(format!(
+            "{pass} left invalid IR in `{}`:\n{}",
+            func.name,
+            msgs.join("\n")
+        ))
+    })
+}
+
+/// Tile IR to CUDA: warp-specialized when `ws_depth` is `Some` (the aref
+/// depth) and the partitioner finds a loop to split, plain otherwise.
+pub fn compile_to_cuda(
+    path: &str,
+    source: &str,
+    func: &Function,
+    ws_depth: Option<u32>,
+    color: bool,
+) -> Result<KernelSource, Failure> {
+    let ws = match ws_depth {
+        Some(depth) => warp_specialize_function(path, func, depth)?,
+        None => None,
+    };
+    generate_cuda(path, source, ws.as_ref().unwrap_or(func), color)
 }
 
 /// `--explain`: the TMA inference's decision for every load, one line each
@@ -296,7 +326,8 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         }
         Emit::Cuda | Emit::Ptx | Emit::Cubin => {
             let func = kernel_function(&module)?;
-            let kernel = generate_cuda(&path, &source, func, color)?;
+            let ws_depth = (!cmd.no_ws).then_some(cmd.aref_depth);
+            let kernel = compile_to_cuda(&path, &source, func, ws_depth, color)?;
             match cmd.emit {
                 Emit::Cuda => kernel.cuda.into_bytes(),
                 Emit::Ptx => nvrtc(&kernel)?.ptx.into_bytes(),

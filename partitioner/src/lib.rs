@@ -19,6 +19,10 @@
 //!   dots becomes a `ws` op with a producer partition putting the tiles
 //!   into one aref and a consumer partition getting them; `tawa-rs --emit
 //!   ws-ir` prints the result.
+//! - [`tma_lower`]: the loads the TMA inference decided on become
+//!   `desc_load`s of descriptors built from their recipes at the top of
+//!   the kernel, the form the partitioner moves and the backend turns
+//!   into `cp.async.bulk.tensor` copies.
 
 pub mod affine;
 pub mod tma_infer;
@@ -26,5 +30,7 @@ pub mod wrap_proof;
 
 pub use tma_infer::{explain, infer_tma, NotTma, TmaPlan, TmaRecipe};
 pub mod partition;
+pub mod tma_lower;
 
 pub use partition::{warp_specialize, PartitionError, WsOptions};
+pub use tma_lower::lower_tma_loads;

@@ -1,0 +1,244 @@
+//! `tma_lower`: the tile loads the TMA inference turned into copies become
+//! what a copy is — a `desc_load` of a tensor descriptor built from the
+//! recipe — so that everything after it (the partitioner, the aref
+//! simulator, the backend) sees one kind of TMA load, written in the IR.
+//!
+//! For each recipe of a pointer-tile or block-pointer load:
+//!
+//! - the descriptor (`make_tensor_desc` of the recipe's base, extents and
+//!   strides) is built once, at the top of the kernel body, since its
+//!   operands are kernel parameters; the backend turns such a descriptor
+//!   into a `CUtensorMap` the host encodes at launch;
+//! - the load becomes `desc_load` of it at the recipe's coordinates,
+//!   computed where the load was (a loop's iteration number as
+//!   `(iv - lb) / step`);
+//! - the address arithmetic the load used is left for dead-code removal.
+//!
+//! Only recipes whose copy *is* the tile are rewritten: the boxes cover
+//! exactly the tile's dimensions in the tile's order (no transposed view,
+//! no extra dimension of box 1), out-of-bounds elements read as zero, and
+//! every extent and stride is a polynomial in kernel parameters (no
+//! `Unbounded` extent, which only the kernel's own addresses bound). The
+//! others stay ordinary loads. Descriptor loads already are what they
+//! mean and are left alone.
+
+use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
+
+use crate::affine::{Atom, Poly};
+use crate::tma_infer::{Extent, LoadStyle, OobFill, TmaPlan, TmaRecipe};
+
+/// Rewrites the loads of `plan` (computed on `func`) that are tiles (see
+/// the module docs); returns the new `desc_load` ops.
+pub fn lower_tma_loads(func: &mut Function, plan: &TmaPlan) -> Vec<Op> {
+    let recipes: Vec<TmaRecipe> = plan
+        .recipes()
+        .filter(|r| is_whole_tile_copy(func, r))
+        .cloned()
+        .collect();
+    let mut loads = Vec::new();
+    // Descriptors go at the top of the body, in recipe order.
+    let mut prologue = Vec::new();
+    for r in &recipes {
+        if let Some(load) = rewrite(func, r, &mut prologue) {
+            loads.push(load);
+        }
+    }
+    let body = func.body;
+    func.blocks[body].ops.splice(0..0, prologue);
+    loads
+}
+
+/// Whether the recipe's copy writes exactly the loaded tile.
+fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
+    let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
+    matches!(r.source, LoadStyle::PointerTile | LoadStyle::BlockPtr)
+        && r.oob_fill == OobFill::Zero
+        && r.dims.len() == tile.len()
+        && r.dims
+            .iter()
+            .enumerate()
+            .all(|(i, d)| d.tile_dim == Some(i) && d.box_size * d.copies == tile[i])
+        && r.dims.iter().all(|d| {
+            matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
+                && over_params(func, &d.stride)
+        })
+}
+
+/// Whether every atom of `p` is a kernel parameter.
+fn over_params(func: &Function, p: &Poly) -> bool {
+    p.atoms().all(|a| match a {
+        Atom::Value(v) => func.params.iter().any(|q| q.value == v),
+        _ => false,
+    })
+}
+
+fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option<Op> {
+    let load = r.op;
+    let loc = r.loc;
+    let old = func.ops[load].results[0];
+    let tile_ty = func.ty(old).clone();
+    let block = func.block_of(load)?;
+
+    let mut operands = vec![r.base];
+    for d in &r.dims {
+        let Extent::Expr(e, _) = &d.extent else {
+            return None;
+        };
+        operands.push(materialize(func, e, None, loc, prologue)?);
+    }
+    for d in &r.dims {
+        operands.push(materialize(func, &d.stride, None, loc, prologue)?);
+    }
+    let desc_ty = Type::TensorDesc {
+        elem: r.elem,
+        block: tile_ty.shape().to_vec(),
+    };
+    let desc = func.create_op(OpKind::MakeTensorDesc, operands, vec![desc_ty], vec![], loc);
+    prologue.push(desc);
+    let desc = func.ops[desc].results[0];
+
+    let mut at_load = Vec::new();
+    let mut coords = vec![desc];
+    for d in &r.dims {
+        coords.push(materialize(func, &d.coord, Some(load), loc, &mut at_load)?);
+    }
+    debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
+    let new_load = func.create_op(OpKind::DescLoad, coords, vec![tile_ty], vec![], loc);
+    at_load.push(new_load);
+    let value = func.ops[new_load].results[0];
+    if let Some(name) = func.values[old].name.clone() {
+        func.set_name(value, name);
+    }
+
+    let at = func.blocks[block].ops.iter().position(|&o| o == load)?;
+    func.blocks[block].ops.splice(at..=at, at_load);
+    let all_ops: Vec<Op> = func.ops.keys().collect();
+    for op in all_ops {
+        for operand in &mut func.ops[op].operands {
+            if *operand == old {
+                *operand = value;
+            }
+        }
+    }
+    Some(new_load)
+}
+
+/// Appends to `ops` the ops computing `p` as an i64 scalar. `at` is the op
+/// the value is computed for (to find the loops of [`Atom::Iter`] atoms);
+/// `None` at the top of the body, where only parameters are in scope.
+fn materialize(
+    func: &mut Function,
+    p: &Poly,
+    at: Option<Op>,
+    loc: Loc,
+    ops: &mut Vec<Op>,
+) -> Option<Value> {
+    let mut b = I64Builder { func, loc, ops };
+    let mut sum: Option<Value> = None;
+    for (atoms, c) in p.terms() {
+        let mut term = b.op(OpKind::Constant(ConstValue::Int(c)), vec![]);
+        for &a in atoms {
+            let v = match a {
+                Atom::Value(v) => b.widen(v),
+                // The iteration number of an enclosing loop.
+                Atom::Iter(the_loop) => {
+                    if !encloses(b.func, the_loop, at?) {
+                        return None;
+                    }
+                    let data = &b.func.ops[the_loop];
+                    let (lb, step) = (data.operands[0], data.operands[2]);
+                    let iv = b.func.blocks[data.regions[0]].args[0];
+                    let (iv, lb, step) = (b.widen(iv), b.widen(lb), b.widen(step));
+                    let done = b.op(OpKind::Binary(BinaryOp::Sub), vec![iv, lb]);
+                    b.op(OpKind::Binary(BinaryOp::IDiv), vec![done, step])
+                }
+                Atom::Carried(..) => return None,
+            };
+            term = b.op(OpKind::Binary(BinaryOp::Mul), vec![term, v]);
+        }
+        sum = Some(match sum {
+            None => term,
+            Some(s) => b.op(OpKind::Binary(BinaryOp::Add), vec![s, term]),
+        });
+    }
+    Some(sum.unwrap_or_else(|| b.op(OpKind::Constant(ConstValue::Int(0)), vec![])))
+}
+
+/// Creates i64 scalar ops, in order, into `ops`.
+struct I64Builder<'a> {
+    func: &'a mut Function,
+    loc: Loc,
+    ops: &'a mut Vec<Op>,
+}
+
+impl I64Builder<'_> {
+    fn op(&mut self, kind: OpKind, operands: Vec<Value>) -> Value {
+        let op = self
+            .func
+            .create_op(kind, operands, vec![Type::I64], vec![], self.loc);
+        self.ops.push(op);
+        self.func.ops[op].results[0]
+    }
+
+    /// `v` as an i64 (integers of other widths are cast).
+    fn widen(&mut self, v: Value) -> Value {
+        if self.func.ty(v) == &Type::I64 {
+            v
+        } else {
+            self.op(
+                OpKind::Cast {
+                    rounding: Default::default(),
+                },
+                vec![v],
+            )
+        }
+    }
+}
+
+/// Whether `op` is (transitively) inside the body of `the_loop`.
+fn encloses(func: &Function, the_loop: Op, op: Op) -> bool {
+    let body = func.ops[the_loop].regions[0];
+    let mut found = false;
+    func.walk_block(body, &mut |o| found |= o == op);
+    found
+}
+
+/// Whether `op` is a `desc_load` of a descriptor the host can build: one
+/// made by `make_tensor_desc` from values [`host_computable`]. These are
+/// the copies the backend issues with `cp.async.bulk.tensor` from a
+/// `CUtensorMap` encoded at launch.
+pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
+    let data = &func.ops[op];
+    if !matches!(data.kind, OpKind::DescLoad) {
+        return false;
+    }
+    let Some(make) = func.def_op(data.operands[0]) else {
+        return false;
+    };
+    matches!(func.ops[make].kind, OpKind::MakeTensorDesc)
+        && func.ops[make]
+            .operands
+            .iter()
+            .all(|&v| host_computable(func, v))
+}
+
+/// Whether `v` is a kernel parameter or an integer computed from
+/// parameters and constants by `+`, `-`, `*` and integer casts: what the
+/// backend's host expressions (`tawa_backend::HostExpr`) evaluate at launch.
+pub fn host_computable(func: &Function, v: Value) -> bool {
+    if func.params.iter().any(|p| p.value == v) {
+        return true;
+    }
+    let Some(def) = func.def_op(v) else {
+        return false;
+    };
+    let data = &func.ops[def];
+    let integer = |v: Value| func.ty(v).scalar_type().is_some_and(|s| s.is_int());
+    let ok_kind = match &data.kind {
+        OpKind::Constant(ConstValue::Int(_)) => true,
+        OpKind::Cast { .. } => integer(v) && integer(data.operands[0]),
+        OpKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => integer(v),
+        _ => false,
+    };
+    ok_kind && func.ty(v).is_scalar() && data.operands.iter().all(|&o| host_computable(func, o))
+}
