@@ -9,11 +9,19 @@
 //! a parameter is dropped, a parameter without an argument is an error.
 //! The same binding feeds the interpreter ([`ArgValue`]) and the GPU
 //! ([`KernelArg`]).
+//!
+//! A kernel with TMA copies also takes tensor maps after its parameters
+//! ([`tawa_backend::KernelSource::tensor_maps`]); [`tensor_map_specs`]
+//! evaluates their recipes over the same bound arguments, so the maps
+//! always describe the buffers and sizes the launch passes.
 
 use std::collections::BTreeMap;
 
+use std::cell::Cell;
+
+use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
 use tawa_backend::runtime::KernelArg;
-use tawa_backend::{KernelParam, ParamType};
+use tawa_backend::{HostExpr, KernelParam, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
@@ -174,6 +182,117 @@ pub fn interp_args(
         .collect()
 }
 
+/// The runtime spec of each of a kernel's tensor maps (`maps`, in order)
+/// for the launch `bound` describes (one bound argument per kernel
+/// parameter, in the kernel's order, as [`bind_launch_args`] gives them):
+/// the base is the address of the buffer bound to the map's pointer
+/// parameter, extents and strides are the map's expressions over the bound
+/// integer arguments, strides turned from elements into bytes. Each spec
+/// is validated, so a map the driver would refuse is an error naming the
+/// map before any GPU call.
+pub fn tensor_map_specs(
+    maps: &[TensorMapParam],
+    bound: &[BoundArg],
+    address: &dyn Fn(&str) -> Option<u64>,
+) -> Result<Vec<TensorMapSpec>, String> {
+    maps.iter()
+        .map(|map| tensor_map_spec(map, bound, address))
+        .collect()
+}
+
+fn tensor_map_spec(
+    map: &TensorMapParam,
+    bound: &[BoundArg],
+    address: &dyn Fn(&str) -> Option<u64>,
+) -> Result<TensorMapSpec, String> {
+    let base_arg = bound.get(map.base).ok_or_else(|| {
+        format!(
+            "tensor map `{}`: base parameter {} does not exist (the kernel has {})",
+            map.name,
+            map.base,
+            bound.len()
+        )
+    })?;
+    let what = format!("tensor map `{}` over `{}`", map.name, base_arg.param);
+    let base = match (&base_arg.ty, &base_arg.source) {
+        (ParamType::Ptr(_), ArgSource::Buffer(name)) => {
+            address(name).ok_or_else(|| format!("{what}: no buffer `{name}`"))?
+        }
+        (ty, source) => {
+            return Err(format!(
+                "{what}: the base parameter is {ty:?} bound to {source:?}, not a buffer"
+            ))
+        }
+    };
+    let size = u64::from(map.elem.byte_size());
+    let extents = map
+        .extents
+        .iter()
+        .enumerate()
+        .map(|(d, e)| host_value(e, bound, &format!("{what}: extent of dimension {d}")))
+        .collect::<Result<Vec<u64>, String>>()?;
+    let strides = map
+        .strides
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            // Strides describe dimensions 1.. (the innermost is dense).
+            let dim = format!("{what}: stride of dimension {}", i + 1);
+            let elements = host_value(e, bound, &dim)?;
+            elements.checked_mul(size).ok_or_else(|| {
+                format!("{dim}: {elements} elements of {size} bytes overflow 64 bits")
+            })
+        })
+        .collect::<Result<Vec<u64>, String>>()?;
+    let swizzle = match map.swizzle_bytes {
+        0 => TmaSwizzle::None,
+        32 => TmaSwizzle::B32,
+        64 => TmaSwizzle::B64,
+        128 => TmaSwizzle::B128,
+        other => {
+            return Err(format!(
+                "{what}: swizzle of {other} bytes (TMA swizzles 0, 32, 64 or 128)"
+            ))
+        }
+    };
+    let spec = TensorMapSpec {
+        elem: map.elem,
+        base,
+        extents,
+        strides,
+        box_extents: map.box_extents.clone(),
+        swizzle,
+    };
+    spec.validate().map_err(|e| format!("{what}: {e}"))?;
+    Ok(spec)
+}
+
+/// A tensor map expression's value over the bound integer arguments, as a
+/// non-negative count. `what` names the number for errors.
+fn host_value(expr: &HostExpr, bound: &[BoundArg], what: &str) -> Result<u64, String> {
+    // `eval` only says that some parameter had no integer value; remember
+    // which, for the message.
+    let missing = Cell::new(None);
+    let value = expr.eval(&|i| match bound.get(i).map(|b| &b.source) {
+        Some(ArgSource::Int(v)) => Some(*v),
+        _ => {
+            missing.set(Some(i));
+            None
+        }
+    });
+    match value {
+        Some(v) => u64::try_from(v).map_err(|_| format!("{what} is {v}, negative")),
+        None => Err(match missing.get().map(|i| (i, bound.get(i))) {
+            Some((_, Some(b))) => format!(
+                "{what} uses parameter `{}`, bound to {:?}, not an integer",
+                b.param, b.source
+            ),
+            Some((i, None)) => format!("{what} uses parameter {i}; the kernel has {}", bound.len()),
+            None => format!("{what}: {expr:?} has no value"),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +375,124 @@ mod tests {
         );
         assert!(s(ScalarType::I32, ArgSource::Int(1 << 40)).is_err());
         assert!(s(ScalarType::I32, ArgSource::Float(0.5)).is_err());
+    }
+
+    /// The A operand of a matmul: `a_ptr` a row-major f16 `M x K` tensor
+    /// with row stride `stride_am`, boxes of 64 x 128 with a 128-byte
+    /// swizzle; parameters `a_ptr, M, K, stride_am`.
+    fn matmul_a_map() -> (TensorMapParam, Vec<BoundArg>) {
+        let map = TensorMapParam {
+            name: "tw_tmap0".into(),
+            elem: ScalarType::F16,
+            base: 0,
+            extents: vec![HostExpr::Param(2), HostExpr::Param(1)],
+            strides: vec![HostExpr::Param(3)],
+            box_extents: vec![64, 128],
+            swizzle_bytes: 128,
+        };
+        let int = |name: &str, v| BoundArg {
+            param: name.into(),
+            ty: ParamType::Scalar(ScalarType::I32),
+            source: ArgSource::Int(v),
+        };
+        let bound = vec![
+            BoundArg {
+                param: "a_ptr".into(),
+                ty: ParamType::Ptr(ScalarType::F16),
+                source: ArgSource::Buffer("a".into()),
+            },
+            int("M", 300),
+            int("K", 200),
+            int("stride_am", 208),
+        ];
+        (map, bound)
+    }
+
+    fn address(name: &str) -> Option<u64> {
+        (name == "a").then_some(0x7f00_0000_1000)
+    }
+
+    #[test]
+    fn tensor_maps_take_the_bound_buffer_and_sizes() {
+        let (map, bound) = matmul_a_map();
+        let specs = tensor_map_specs(&[map], &bound, &address).unwrap();
+        assert_eq!(
+            specs,
+            vec![TensorMapSpec {
+                elem: ScalarType::F16,
+                base: 0x7f00_0000_1000,
+                extents: vec![200, 300],
+                // 208 elements of 2 bytes.
+                strides: vec![416],
+                box_extents: vec![64, 128],
+                swizzle: TmaSwizzle::B128,
+            }]
+        );
+
+        // Expressions are evaluated, not just looked up: a map of the
+        // rows from the second on.
+        let (mut map, bound) = matmul_a_map();
+        map.extents[1] = HostExpr::Sub(Box::new(HostExpr::Param(1)), Box::new(HostExpr::Const(1)));
+        let specs = tensor_map_specs(&[map], &bound, &address).unwrap();
+        assert_eq!(specs[0].extents, vec![200, 299]);
+    }
+
+    #[test]
+    fn tensor_map_numbers_must_be_non_negative_integers() {
+        let (mut map, mut bound) = matmul_a_map();
+        bound[1].source = ArgSource::Int(-4);
+        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        assert!(
+            err.contains("tensor map `tw_tmap0` over `a_ptr`: extent of dimension 1 is -4"),
+            "{err}"
+        );
+
+        bound[1].source = ArgSource::Float(4.0);
+        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        assert!(err.contains("uses parameter `M`"), "{err}");
+
+        // A stride whose byte count does not fit 64 bits (i64::MAX f32
+        // elements; of f16 it would still fit).
+        let (_, mut bound) = matmul_a_map();
+        bound[3].source = ArgSource::Int(i64::MAX);
+        let f32_map = TensorMapParam {
+            elem: ScalarType::F32,
+            ..map.clone()
+        };
+        let err = tensor_map_specs(&[f32_map], &bound, &address).unwrap_err();
+        assert!(err.contains("stride of dimension 1"), "{err}");
+        assert!(err.contains("overflow"), "{err}");
+
+        let (_, bound) = matmul_a_map();
+        map.swizzle_bytes = 48;
+        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        assert!(err.contains("swizzle of 48 bytes"), "{err}");
+    }
+
+    #[test]
+    fn tensor_map_base_must_be_a_bound_buffer() {
+        let (mut map, bound) = matmul_a_map();
+        map.base = 1;
+        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        assert!(err.contains("over `M`"), "{err}");
+        map.base = 9;
+        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        assert!(err.contains("base parameter 9 does not exist"), "{err}");
+        let (map, bound) = matmul_a_map();
+        let err = tensor_map_specs(&[map], &bound, &|_| None).unwrap_err();
+        assert!(err.contains("no buffer `a`"), "{err}");
+    }
+
+    #[test]
+    fn driver_rules_surface_with_the_map_name() {
+        // 100 f16 elements are 200 bytes, not a multiple of 16.
+        let (map, mut bound) = matmul_a_map();
+        bound[3].source = ArgSource::Int(100);
+        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        assert!(
+            err.starts_with("tensor map `tw_tmap0` over `a_ptr`: TMA tensor map: stride 200 bytes"),
+            "{err}"
+        );
+        assert!(err.contains("not a multiple of 16"), "{err}");
     }
 }

@@ -11,7 +11,8 @@
 //!    hold the device addresses of their tensors.
 //! 3. Launch arguments bound to the kernel's parameters by name
 //!    ([`launch`]): parameters the frontend specialized away take no
-//!    argument, descriptors expand to base, shapes and strides.
+//!    argument, descriptors expand to base, shapes and strides; the
+//!    kernel's TMA tensor maps follow, encoded from the same arguments.
 //! 4. After the launch every buffer comes back and [`check::check_written`]
 //!    compares every output element with the expectation, checks that no
 //!    input byte changed and that nothing outside an output's view (the
@@ -251,6 +252,26 @@ impl DeviceTensors {
     pub fn kernel_args(&self, bound: &[BoundArg]) -> Result<Vec<KernelArg>, String> {
         launch::kernel_args(bound, &|n| self.address(n))
     }
+
+    /// Everything `kernel` is launched with on these buffers: the
+    /// parameters' arguments, then its TMA tensor maps encoded for these
+    /// buffers' addresses (each set of buffers needs its own maps).
+    pub fn launch_args(
+        &self,
+        gpu: &Gpu,
+        kernel: &KernelSource,
+        bound: &[BoundArg],
+    ) -> Result<Vec<KernelArg>, String> {
+        let mut args = self.kernel_args(bound)?;
+        let specs = launch::tensor_map_specs(&kernel.tensor_maps, bound, &|n| self.address(n))?;
+        for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
+            args.push(
+                spec.encode(gpu)
+                    .map_err(|e| format!("tensor map `{}`: {e}", map.name))?,
+            );
+        }
+        Ok(args)
+    }
 }
 
 /// The interpreter's outputs for the case: the same tile IR run on the
@@ -400,7 +421,9 @@ pub fn check_compiled(
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.name)
         .map_err(|e| launch_err(e.to_string()))?;
-    let args = device.kernel_args(&bound).map_err(setup)?;
+    let args = device
+        .launch_args(gpu, &compiled.kernel, &bound)
+        .map_err(setup)?;
     gpu.launch(
         &kernel,
         grid,
