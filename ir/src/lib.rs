@@ -9,6 +9,8 @@
 //!   constancy of every value per dimension). Target-independent, as in
 //!   Triton's `lib/Analysis`: the backend derives vector widths from it and
 //!   the TMA inference alignment facts.
+//! - [`dce`]: dead ops and dead `for` carried values (the pointer tiles a
+//!   loop keeps advancing after its loads became descriptor loads).
 //! - [`interp`]: the CPU interpreter, the reference of every correctness
 //!   test.
 //!
@@ -19,6 +21,7 @@
 
 pub mod axis_info;
 pub mod combine;
+pub mod dce;
 pub mod function;
 pub mod interp;
 pub mod ops;
@@ -27,6 +30,7 @@ pub mod printer;
 pub mod types;
 pub mod verifier;
 
+pub use dce::eliminate_dead_code;
 pub use function::{
     Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value, ValueData,
     ValueDef,
