@@ -168,6 +168,23 @@ pub struct CaseSelection {
     /// CUDA device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+
+    /// Run the plain kernel: no warp specialization, no TMA, no arefs (the
+    /// ablation baseline).
+    #[arg(long)]
+    pub no_ws: bool,
+
+    /// Slots of the aref rings of warp-specialized kernels, e.g.
+    /// `--aref-depth 3`.
+    #[arg(long, value_name = "D", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub aref_depth: u32,
+}
+
+impl CaseSelection {
+    /// The aref depth to warp-specialize with, `None` for `--no-ws`.
+    pub fn ws_depth(&self) -> Option<u32> {
+        (!self.no_ws).then_some(self.aref_depth)
+    }
 }
 
 /// `tawa-rs run EXAMPLE.py [--case NAME] [--seed N]`.

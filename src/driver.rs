@@ -166,6 +166,9 @@ pub fn warp_specialize_function(
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
     tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
+    // The pointer tiles the rewritten loads used, and the loop-carried
+    // values that only advanced them, are dead now.
+    tawa_ir::eliminate_dead_code(&mut lowered);
     check_pass("tma_lower", &lowered)?;
     // The partitioner moves the copies `tma_lower` wrote, whose
     // descriptors the backend can give to the host; loads left as they

@@ -36,7 +36,7 @@ struct Row {
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let start = Instant::now();
-    let compiled = compile_case(ex, case).map_err(|f| f.to_string())?;
+    let compiled = compile_case(ex, case, Some(2)).map_err(|f| f.to_string())?;
     let report = ptxas_info(&compiled.compiled.ptx).map_err(|e| format!("ptxas: {e}"))?;
     let name = &compiled.kernel.name;
     let res = report

@@ -7,7 +7,7 @@
 //! Nothing here knows any particular kernel: every example reaches CUDA
 //! through the same passes.
 
-use tawa_ir::{Elem, Function, Loc, OpKind, ScalarType, Type};
+use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
 
 /// What the runtime needs to launch a generated kernel.
 #[derive(Clone, Debug, PartialEq)]
@@ -173,7 +173,6 @@ pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> 
 /// `layout_assign`, the axis analysis and `emit_cuda` (which also sizes
 /// shared memory).
 pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
-    refuse_warp_specialized(func)?;
     let params = kernel_params(func)?;
     let mut func = func.clone();
     tawa_ir::combine::combine(&mut func);
@@ -202,39 +201,9 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
     Ok(KernelSource {
         name: func.name.clone(),
         cuda: emitted.cuda,
-        num_threads: func.attrs.num_warps * crate::layout::WARP_SIZE,
+        num_threads: emitted.num_threads,
         dyn_smem_bytes: emitted.smem_bytes,
         params,
         tensor_maps: emitted.tensor_maps,
     })
-}
-
-/// Warp-specialized IR (`ws`, aref ops) is lowered by the aref crate, which
-/// does not exist yet; the plain backend stops at it with a located error.
-fn refuse_warp_specialized(func: &Function) -> Result<(), CodegenError> {
-    let mut found = None;
-    func.walk(&mut |op| {
-        let data = &func.ops[op];
-        let ws = matches!(
-            data.kind,
-            OpKind::WarpSpecialize { .. }
-                | OpKind::ArefCreate
-                | OpKind::ArefPut
-                | OpKind::ArefGet
-                | OpKind::ArefConsumed
-        );
-        if ws && found.is_none() {
-            found = Some((data.loc, tawa_ir::printer::op_name(&data.kind)));
-        }
-    });
-    match found {
-        None => Ok(()),
-        Some((loc, name)) => Err(CodegenError {
-            loc,
-            message: format!(
-                "`{name}`: the CUDA backend does not lower warp-specialized IR (ws, arefs) yet"
-            ),
-            notes: Vec::new(),
-        }),
-    }
 }

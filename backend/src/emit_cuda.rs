@@ -36,6 +36,9 @@ use tawa_ir::{
     ReduceKind, Rounding, ScalarType, Type, UnaryOp, Value,
 };
 
+#[path = "aref_lower.rs"]
+mod aref_lower;
+
 use crate::axis_info::{vector_width, AxisInfoMap};
 use crate::codegen::CodegenError;
 use crate::layout::{Layout, Mma, MmaVersion, ThreadId, WARP_SIZE};
@@ -47,6 +50,7 @@ pub struct Emitted {
     pub smem_bytes: u32,
     /// The host-encoded TMA tensor maps, passed after the parameters.
     pub tensor_maps: Vec<crate::codegen::TensorMapParam>,
+    pub num_threads: u32,
 }
 
 type Res<T> = Result<T, CodegenError>;
@@ -253,6 +257,21 @@ struct Emitter<'f> {
     operand_buffer_bytes: u32,
     /// `CodegenOptions::mn_major_operands`.
     mn_major_operands: bool,
+    /// The `ws` partition being emitted, if any ([`aref_lower`]).
+    partition: Option<aref_lower::PartitionCtx>,
+    /// The aref rings, by `aref.create` result.
+    rings: HashMap<Value, aref_lower::Ring>,
+    /// Tiles got from aref slots: the C expression of their byte offset
+    /// from `tw_smem_raw`, and their layout.
+    views: HashMap<Value, (String, OperandSmem)>,
+    /// Host-encoded TMA tensor maps, by `make_tensor_desc` and box width.
+    tensor_maps: Vec<crate::codegen::TensorMapParam>,
+    tensor_map_names: HashMap<(Op, u32), String>,
+    /// Registers per thread of an even split of the register file over
+    /// the CTA (what `setmaxnreg` moves partitions away from).
+    kernel_regs: u32,
+    /// A partition without the scratch area asked for shared memory.
+    scratch_misuse: bool,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -432,9 +451,25 @@ pub fn emit(
         operand_buffers: HashMap::new(),
         operand_buffer_bytes: 0,
         mn_major_operands,
+        partition: None,
+        rings: HashMap::new(),
+        views: HashMap::new(),
+        tensor_maps: Vec::new(),
+        tensor_map_names: HashMap::new(),
+        kernel_regs: 0,
+        scratch_misuse: false,
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
         plan_operand_buffers(func, layouts, mn_major_operands);
+    // Aref rings follow the operand buffers; the scratch area follows both.
+    if has_arefs(func) {
+        (e.rings, e.operand_buffer_bytes) =
+            aref_lower::plan_rings(func, layouts, e.operand_buffer_bytes)?;
+    }
+    let num_threads = kernel_threads(func);
+    // The register file (64K) split evenly, in the multiples of 8 that
+    // `setmaxnreg` takes.
+    e.kernel_regs = ((65536 / num_threads).min(255) / 8) * 8;
     let mut params = Vec::new();
     for p in &func.params {
         let ty = func.ty(p.value);
@@ -455,9 +490,12 @@ pub fn emit(
         params.push(format!("{c} {name}"));
         e.vals.insert(p.value, CVal::Scalar(name));
     }
+    e.line("const int tid = threadIdx.x;");
     e.line("const int lane = threadIdx.x & 31;");
     e.line("const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);");
-    e.line("(void)lane; (void)warp;");
+    e.line("(void)tid; (void)lane; (void)warp;");
+    e.line("const unsigned tw_smem_u32 = (unsigned)__cvta_generic_to_shared(tw_smem_raw);");
+    e.line("(void)tw_smem_u32;");
     // Dot operand buffers sit at the start of shared memory, the scratch
     // (conversions, reductions, operands staged at the dot) after them.
     e.line(format!(
@@ -465,6 +503,15 @@ pub fn emit(
         e.operand_buffer_bytes
     ));
     e.block(func.body)?;
+    if e.scratch_misuse {
+        return Err(unsupported(
+            Loc::UNKNOWN,
+            "internal: a producer partition needs shared-memory scratch (only the last partition has it)",
+        ));
+    }
+    for t in &e.tensor_maps {
+        params.push(format!("const __grid_constant__ tw_tmap {}", t.name));
+    }
     let mut cuda = String::new();
     writeln!(
         cuda,
@@ -485,10 +532,16 @@ pub fn emit(
     )
     .unwrap();
     cuda.push_str(PRELUDE);
+    let bounds = if e.rings.is_empty() {
+        num_threads.to_string()
+    } else {
+        // One CTA per SM: `setmaxnreg` redistributes its register file.
+        cuda.push_str(aref_lower::WS_PRELUDE);
+        format!("{num_threads}, 1")
+    };
     writeln!(
         cuda,
-        "\nextern \"C\" __global__ void __launch_bounds__({}) {}({}) {{",
-        func.attrs.num_warps * WARP_SIZE,
+        "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
         func.name,
         params.join(", ")
     )
@@ -498,8 +551,27 @@ pub fn emit(
     Ok(Emitted {
         cuda,
         smem_bytes: e.operand_buffer_bytes + e.smem_bytes,
-        tensor_maps: Vec::new(),
+        tensor_maps: e.tensor_maps,
+        num_threads,
     })
+}
+
+fn has_arefs(func: &Function) -> bool {
+    let mut found = false;
+    func.walk(&mut |op| found |= matches!(func.ops[op].kind, OpKind::ArefCreate));
+    found
+}
+
+/// Threads per CTA: `num_warps`, or the warps of all partitions of the
+/// kernel's `ws` op.
+pub fn kernel_threads(func: &Function) -> u32 {
+    let mut warps = func.attrs.num_warps;
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
+            warps = partitions.iter().map(|p| p.num_warps).sum();
+        }
+    });
+    warps * WARP_SIZE
 }
 
 fn sanitize(name: &str) -> String {
@@ -574,10 +646,15 @@ impl<'f> Emitter<'f> {
     /// deadlock on each other; every barrier the emitter writes goes
     /// through here so that there is one place to make that choice.
     fn barrier(&mut self) {
-        self.line("__syncthreads();");
+        if !self.partition_barrier() {
+            self.line("__syncthreads();");
+        }
     }
 
     fn smem(&mut self, bytes: u32) {
+        if self.partition.is_some_and(|p| !p.owns_scratch) {
+            self.scratch_misuse = true;
+        }
         self.smem_bytes = self.smem_bytes.max(bytes);
     }
 
@@ -928,17 +1005,19 @@ impl<'f> Emitter<'f> {
                 "`tl.device_assert`/`tl.device_print` are not supported by the CUDA backend yet",
             )),
             OpKind::AtomicRmw { .. } => self.atomic_rmw(op),
+            OpKind::ArefCreate => self.aref_create(op),
+            OpKind::ArefPut => self.aref_put(op),
+            OpKind::ArefGet => self.aref_get(op),
+            OpKind::ArefConsumed => self.aref_consumed(op),
+            OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
+            // Issued as a TMA copy by the `aref.put` it feeds.
+            OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
             OpKind::AtomicCas { .. }
             | OpKind::Scan { .. }
             | OpKind::Reshape
             | OpKind::Trans { .. }
             | OpKind::Join
-            | OpKind::Split
-            | OpKind::ArefCreate
-            | OpKind::ArefPut
-            | OpKind::ArefGet
-            | OpKind::ArefConsumed
-            | OpKind::WarpSpecialize { .. } => Err(unsupported(
+            | OpKind::Split => Err(unsupported(
                 data.loc,
                 format!(
                     "`{}` is not supported by the CUDA backend yet",
@@ -1340,7 +1419,7 @@ impl<'f> Emitter<'f> {
         if !self.ty(ptr).is_tensor() {
             let p = self.scalar(ptr)?;
             let x = self.scalar(val)?;
-            let guard = "threadIdx.x == 0".to_string();
+            let guard = "tid == 0".to_string();
             let cond = if *has_mask {
                 format!("{guard} && {}", self.scalar(data.operands[2])?)
             } else {
@@ -1613,7 +1692,7 @@ impl<'f> Emitter<'f> {
             let name = self.name_for(r);
             self.line(format!(
                 "{c} {name} = 0;
-if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
+if (tid == 0{m}) {name} = {func}({p}, {x});"
             ));
             self.vals.insert(r, CVal::Scalar(name));
             return Ok(());
@@ -1871,9 +1950,10 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         }
     }
 
-    /// Where a dot operand is in shared memory: its operand buffer, or
-    /// `scratch_offset` in the scratch area after writing it there from
-    /// registers. Returns the byte offset from `tw_smem_raw` and the layout.
+    /// Where a dot operand is in shared memory: an aref slot it was got
+    /// from, its operand buffer, or `scratch_offset` in the scratch area
+    /// after writing it there from registers. Returns the byte offset from
+    /// `tw_smem_raw` (a C expression) and the layout.
     fn operand_in_smem(
         &mut self,
         v: Value,
@@ -1881,9 +1961,12 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         mma: &Mma,
         scratch_offset: u32,
         loc: Loc,
-    ) -> Res<(u32, OperandSmem)> {
+    ) -> Res<(String, OperandSmem)> {
+        if let Some((base, smem)) = self.views.get(&v) {
+            return Ok((base.clone(), *smem));
+        }
         if let Some(buf) = self.operand_buffers.get(&v) {
-            return Ok((buf.offset, buf.smem));
+            return Ok((buf.offset.to_string(), buf.smem));
         }
         let layout = self
             .layouts
@@ -1903,7 +1986,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         let a = self.tile(v, &layout)?;
         let base = self.operand_buffer_bytes + scratch_offset;
         self.write_operand(&a, &layout, v, smem, base);
-        Ok((base, smem))
+        Ok((base.to_string(), smem))
     }
 
     fn dot(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
@@ -1943,8 +2026,10 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         let eb = at.byte_size();
         let kbytes = k * eb;
         self.line(format!("// dot {m}x{n}x{k} ({layout})"));
-        let staged_here = [a, b].iter().any(|v| !self.operand_buffers.contains_key(v));
-        let scratch_b = if self.operand_buffers.contains_key(&a) {
+        let in_smem =
+            |e: &Self, v: &Value| e.operand_buffers.contains_key(v) || e.views.contains_key(v);
+        let staged_here = [a, b].iter().any(|v| !in_smem(self, v));
+        let scratch_b = if in_smem(self, &a) {
             0
         } else {
             (m * kbytes).div_ceil(1024) * 1024
@@ -1964,8 +2049,12 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         }
         let (wa, wb) = (a_smem.w, b_smem.w);
         // Generic-proxy writes (ours) before async-proxy reads (wgmma).
-        self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
-        self.barrier();
+        // Aref slots are written by TMA, whose completion the mbarrier wait
+        // already made visible.
+        if [a, b].iter().any(|v| !self.views.contains_key(v)) {
+            self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
+            self.barrier();
+        }
         let regs = layout.regs_per_thread(&shape);
         let accv = self.tile(acc, layout)?;
         self.line(format!("float {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {accv}[r];"));
@@ -2061,7 +2150,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
         k: u32,
         m: u32,
         n: u32,
-        [(a_base, a_smem), (b_base, b_smem)]: [(u32, OperandSmem); 2],
+        [(a_base, a_smem), (b_base, b_smem)]: [(String, OperandSmem); 2],
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
         let (kstep, types, can_transpose) = match at {
@@ -2121,11 +2210,11 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
                 let n0 = format!("{} + gn_ * {nn}", rn * nn * wn);
                 self.line(format!(
                     "const unsigned long long da = {};",
-                    operand_desc(a_base, a_smem, &m0, m, k, eb)
+                    operand_desc(&a_base, a_smem, &m0, m, k, eb)
                 ));
                 self.line(format!(
                     "const unsigned long long db = {};",
-                    operand_desc(b_base, b_smem, &n0, n, k, eb)
+                    operand_desc(&b_base, b_smem, &n0, n, k, eb)
                 ));
                 let outs: Vec<String> = (0..per)
                     .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
@@ -2279,7 +2368,7 @@ if (threadIdx.x == 0{m}) {name} = {func}({p}, {x});"
 /// shared memory, for the instruction whose first M/N index is `mn0`
 /// (of `mn` in the tile) at the K step whose first K index is `k0`/byte
 /// `kb` (variables of the emitted loop).
-fn operand_desc(base: u32, smem: OperandSmem, mn0: &str, mn: u32, k: u32, eb: u32) -> String {
+fn operand_desc(base: &str, smem: OperandSmem, mn0: &str, mn: u32, k: u32, eb: u32) -> String {
     let w = smem.w;
     if smem.mn_major {
         // Lines are K indices: start at line k0, byte mn0 * eb along it.

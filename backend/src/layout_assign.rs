@@ -527,13 +527,23 @@ impl Assigner<'_> {
             | OpKind::DebugBarrier
             | OpKind::Print { .. }
             | OpKind::Assert { .. } => {}
-            // Warp-specialized IR is refused before layouts are assigned
-            // (`codegen::generate_cuda`); its lowering lives in tawa-aref.
-            OpKind::ArefCreate
-            | OpKind::ArefPut
-            | OpKind::ArefGet
-            | OpKind::ArefConsumed
-            | OpKind::WarpSpecialize { .. } => {}
+            OpKind::ArefCreate | OpKind::ArefPut | OpKind::ArefConsumed => {}
+            // Views of aref slots, read by `dot`s in shared memory; the
+            // layout is for a (refused) use in registers.
+            OpKind::ArefGet => {
+                for &r in &data.results {
+                    self.set(r, self.default_for(r), true);
+                }
+            }
+            // Each partition's tiles are spread over its own warps.
+            OpKind::WarpSpecialize { partitions } => {
+                let whole = self.map.num_warps;
+                for (p, &region) in partitions.iter().zip(&data.regions) {
+                    self.map.num_warps = p.num_warps;
+                    self.block(region);
+                }
+                self.map.num_warps = whole;
+            }
         }
     }
 

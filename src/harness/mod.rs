@@ -149,7 +149,14 @@ impl CompiledCase {
 }
 
 /// Frontend → verifier → CUDA → NVRTC.
-pub fn compile_case(example: &Example, case: &Case) -> Result<CompiledCase, CaseFailure> {
+///
+/// `ws_depth`: warp-specialize with arefs of this depth where the
+/// partitioner finds a loop to split (`None`: the plain kernel).
+pub fn compile_case(
+    example: &Example,
+    case: &Case,
+    ws_depth: Option<u32>,
+) -> Result<CompiledCase, CaseFailure> {
     let start = Instant::now();
     let module = frontend_module(example, case)?;
     let source = driver::read_source(&example.py_path)
@@ -157,7 +164,7 @@ pub fn compile_case(example: &Example, case: &Case) -> Result<CompiledCase, Case
     let path = example.py_path.display().to_string();
     let func = driver::kernel_function(&module)
         .map_err(|f| CaseFailure::new(Stage::Frontend, f.message))?;
-    let kernel = driver::generate_cuda(&path, &source, func, false)
+    let kernel = driver::compile_to_cuda(&path, &source, func, ws_depth, false)
         .map_err(|f| CaseFailure::new(Stage::Codegen, f.message))?;
     let compiled = driver::nvrtc(&kernel).map_err(|f| CaseFailure::new(Stage::Nvrtc, f.message))?;
     Ok(CompiledCase {
@@ -397,8 +404,9 @@ pub fn run_case(
     example: &Example,
     case: &Case,
     seed: u64,
+    ws_depth: Option<u32>,
 ) -> Result<CaseReport, CaseFailure> {
-    let compiled = compile_case(example, case)?;
+    let compiled = compile_case(example, case, ws_depth)?;
     check_compiled(session, example, case, &compiled, seed)
 }
 
@@ -526,7 +534,13 @@ pub fn run_command(cmd: &RunCommand) -> Result<(), Failure> {
             continue;
         }
         let start = Instant::now();
-        let result = run_case(&session, &example, case, cmd.select.seed);
+        let result = run_case(
+            &session,
+            &example,
+            case,
+            cmd.select.seed,
+            cmd.select.ws_depth(),
+        );
         let secs = start.elapsed().as_secs_f64();
         match result {
             Ok(report) => {

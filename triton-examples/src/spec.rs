@@ -588,6 +588,14 @@ impl ExampleSpec {
             if !case_names.insert(&case.name) {
                 return Err(ctx("duplicate case name".into()));
             }
+            // How a case is checked depends on it: small ones against the
+            // interpreter, large ones against a GPU reference. A case with
+            // neither would be interpreted at GPU sizes (hours).
+            if case.has_tag("small") == case.has_tag("large") {
+                return Err(ctx(
+                    "needs exactly one of the tags `small` and `large`".into()
+                ));
+            }
             let runtime: Vec<&str> = self
                 .params
                 .iter()

@@ -309,6 +309,7 @@ fn bad_cases_are_errors_not_panics() {
         params = ["x", "n", "B"]
         [[case]]
         name = "c"
+        tags = ["small"]
         constexprs = { B = 16 }
         grid = ["cdiv(n, B)"]
         tolerance = { atol = 0.0, rtol = 0.0 }
@@ -321,6 +322,10 @@ fn bad_cases_are_errors_not_panics() {
     let swapped = base.replace(r#"params = ["x", "n", "B"]"#, r#"params = ["n", "x", "B"]"#);
     let spec: ExampleSpec = toml::from_str(&swapped).unwrap();
     assert!(spec.validate().unwrap_err().contains("do not match"));
+    // Neither small nor large: no way to check it.
+    let untagged = base.replace(r#"tags = ["small"]"#, r#"tags = ["bench"]"#);
+    let spec: ExampleSpec = toml::from_str(&untagged).unwrap();
+    assert!(spec.validate().unwrap_err().contains("`small` and `large`"));
     let bad_kind = base.replace(r#"kind = "scalar""#, r#"kind = "scalr""#);
     assert!(toml::from_str::<ExampleSpec>(&bad_kind).is_err());
     let bad_dtype = base.replace("fp32", "fp33").replace("cdiv(n, B)", "1");

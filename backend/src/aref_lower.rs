@@ -1,0 +1,571 @@
+//! The warp-specialized part of `emit_cuda`: the `ws` op, arefs and TMA
+//! copies, lowered as the `tawa_aref` crate documents them.
+//!
+//! - **Partitions.** A `ws` op's partitions get consecutive warps, in the
+//!   order of its regions (the producer first: warpgroup 0). Each branch
+//!   starts with `setmaxnreg` (`dec` below the launch's even share, `inc`
+//!   above) and renames `tid`, `warp` and `lane` from its own first thread,
+//!   so that layouts and thread-0 guards inside it see a CTA of its own
+//!   width. Every barrier the emitter writes inside a partition is `bar.sync
+//!   id, threads` over that partition (id = its index + 1; 0 stays
+//!   `__syncthreads`), and only the last partition may use the scratch
+//!   area (the producer's TMA issue needs none).
+//! - **Rings.** An `aref<D x (T...)>` is `D` slots of one buffer per `Ti`
+//!   in shared memory, after the operand buffers, plus `D` `full` and `D`
+//!   `empty` mbarriers. `aref.create` initializes them (one thread,
+//!   `fence.mbarrier_init`, a CTA barrier) before the partitions branch.
+//!   A buffer holds its tile as the `dot` that reads it wants it
+//!   ([`OperandSmem`]): K-major when the tile's contiguous dimension is K,
+//!   MN-major otherwise, in `w`-byte swizzle atoms — which is exactly what
+//!   a TMA copy with the `w`-byte swizzle writes, box after box.
+//! - **put** (producer): every buffer must come from a `desc_load` of a
+//!   descriptor the host builds (`tma_lower`); the load itself emits
+//!   nothing. One thread waits on `empty[s]` with parity `((i / D) & 1) ^
+//!   1`, arrives on `full[s]` with `expect_tx` of the slot's bytes, and
+//!   issues one `cp.async.bulk.tensor` per box; the copy engine completes
+//!   the phase.
+//! - **get** (consumer): every thread waits on `full[s]` with parity
+//!   `(i / D) & 1`; the results are views of the slot's buffers that the
+//!   `dot`s read in place (no fence: nothing wrote them through the
+//!   generic proxy).
+//! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
+//!   (arrival count = the consuming warps). The `dot` before it already
+//!   ran `wgmma.wait_group 0` in each warp, so that warp's reads of the
+//!   slot are done when it arrives — the release rule of the aref docs.
+
+use std::collections::HashMap;
+
+use tawa_ir::{BinaryOp, ConstValue, Function, Op, OpKind, Type, Value};
+
+use super::{operand_swizzle, unsupported, Emitter, OperandSmem, Res};
+use crate::codegen::{HostExpr, TensorMapParam};
+use crate::layout::{Layout, MmaVersion, WARP_SIZE};
+use crate::layout_assign::LayoutMap;
+
+/// Where the code being emitted runs: one partition of a `ws` op.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PartitionCtx {
+    /// Named barrier id (1, 2, ...).
+    pub bar_id: u32,
+    pub threads: u32,
+    /// The partition that may use the scratch area.
+    pub owns_scratch: bool,
+}
+
+/// One aref ring in shared memory.
+#[derive(Clone, Debug)]
+pub(super) struct Ring {
+    /// Byte offset of slot 0 from `tw_smem_raw`.
+    base: u32,
+    slot_bytes: u32,
+    depth: u32,
+    /// Per buffer: offset within a slot, layout, byte count.
+    buffers: Vec<(u32, OperandSmem, u32)>,
+    /// Byte offsets of the `full` and `empty` mbarrier arrays.
+    full: u32,
+    empty: u32,
+    /// Arrivals that complete an `empty` phase: the consuming warps.
+    empty_count: u32,
+}
+
+/// Rings of every `aref.create` of `func`, laid out from byte `start`
+/// (a multiple of 1024, which 128-byte swizzled TMA boxes need); returns
+/// them and the end offset.
+pub(super) fn plan_rings(
+    func: &Function,
+    layouts: &LayoutMap,
+    start: u32,
+) -> Res<(HashMap<Value, Ring>, u32)> {
+    let mut creates = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::ArefCreate) {
+            creates.push(op);
+        }
+    });
+    let mut rings = HashMap::new();
+    let mut at = start.div_ceil(1024) * 1024;
+    for op in creates {
+        let data = &func.ops[op];
+        let ring = data.results[0];
+        let Type::Aref { depth, buffers } = func.ty(ring) else {
+            return Err(unsupported(
+                data.loc,
+                "internal: aref.create of a non-aref type",
+            ));
+        };
+        let (gets, consumers) = ring_users(func, ring);
+        let mut slot = Vec::new();
+        let mut slot_bytes = 0;
+        for (j, ty) in buffers.iter().enumerate() {
+            let smem =
+                buffer_smem(func, layouts, &gets, j, ty).map_err(|m| unsupported(data.loc, m))?;
+            let bytes =
+                ty.shape().iter().product::<u32>() * ty.scalar_type().map_or(4, |s| s.byte_size());
+            slot.push((slot_bytes, smem, bytes));
+            slot_bytes += bytes.div_ceil(1024) * 1024;
+        }
+        let ring_bytes = slot_bytes * depth;
+        let full = at + ring_bytes;
+        let empty = full + 8 * depth;
+        rings.insert(
+            ring,
+            Ring {
+                base: at,
+                slot_bytes,
+                depth: *depth,
+                buffers: slot,
+                full,
+                empty,
+                empty_count: consumers,
+            },
+        );
+        at = (empty + 8 * depth).div_ceil(1024) * 1024;
+    }
+    Ok((rings, at))
+}
+
+/// The `aref.get` ops of `ring` and the warps of the partitions that
+/// release it.
+fn ring_users(func: &Function, ring: Value) -> (Vec<Op>, u32) {
+    let mut gets = Vec::new();
+    let mut warps = 0;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if matches!(data.kind, OpKind::ArefGet) && data.operands[0] == ring {
+            gets.push(op);
+        }
+        if let OpKind::WarpSpecialize { partitions } = &data.kind {
+            for (p, &region) in partitions.iter().zip(&data.regions) {
+                let mut releases = false;
+                func.walk_block(region, &mut |o| {
+                    let d = &func.ops[o];
+                    releases |= matches!(d.kind, OpKind::ArefConsumed) && d.operands[0] == ring;
+                });
+                if releases {
+                    warps += p.num_warps;
+                }
+            }
+        }
+    });
+    (gets, warps)
+}
+
+/// How buffer `j` of a ring lies in shared memory: as the `dot`s reading
+/// it (through `aref.get`) want it, given that a TMA copy writes it with
+/// its contiguous (last) dimension along the swizzle lines.
+fn buffer_smem(
+    func: &Function,
+    layouts: &LayoutMap,
+    gets: &[Op],
+    j: usize,
+    ty: &Type,
+) -> Result<OperandSmem, String> {
+    let shape = ty.shape();
+    let eb = ty.scalar_type().map_or(4, |s| s.byte_size());
+    if shape.len() != 2 {
+        return Err(format!(
+            "aref buffer of type {ty}: only 2-D tiles travel through arefs"
+        ));
+    }
+    let mut role = None;
+    for &get in gets {
+        let v = func.ops[get].results[j];
+        for data in func.ops.values() {
+            for (i, &o) in data.operands.iter().enumerate() {
+                if o != v {
+                    continue;
+                }
+                let is_dot = matches!(data.kind, OpKind::Dot { .. }) && i < 2;
+                if !is_dot {
+                    return Err(format!(
+                        "a tile got from an aref is used by `{}`; only `tl.dot` operands are read from aref slots",
+                        tawa_ir::printer::op_name(&data.kind)
+                    ));
+                }
+                let Some(Layout::Mma(mma)) = layouts.home(data.results[0]) else {
+                    return Err("internal: dot without an MMA layout".into());
+                };
+                if mma.version != MmaVersion::V3 {
+                    return Err(
+                        "aref slots are read by wgmma only (use 4 or 8 warps and BLOCK_M >= 64)"
+                            .into(),
+                    );
+                }
+                let per_instr = if i == 0 { 64 } else { mma.instr_n } * eb;
+                if role.is_some_and(|(r, _)| r != i) {
+                    return Err("one aref buffer feeds both operands of dots".into());
+                }
+                role = Some((i, per_instr));
+            }
+        }
+    }
+    let Some((role, per_instr)) = role else {
+        return Err("an aref buffer no dot reads".into());
+    };
+    let k_dim = 1 - role;
+    let mn_major = k_dim != 1;
+    let w = operand_swizzle(shape[1] * eb).ok_or_else(|| {
+        format!(
+            "aref buffer of type {ty}: its contiguous dimension must make 32, 64 or a multiple of 128 bytes"
+        )
+    })?;
+    if mn_major && (eb != 2 || !per_instr.is_multiple_of(w)) {
+        return Err(format!(
+            "aref buffer of type {ty}: an M/N-contiguous operand must be 16-bit with whole swizzle lines per wgmma"
+        ));
+    }
+    Ok(OperandSmem { k_dim, mn_major, w })
+}
+
+/// The host expression of integer `v`, or `None` when the host cannot
+/// compute it (see `tawa_partitioner::tma_lower::host_computable`).
+fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
+    if let Some(i) = func.params.iter().position(|p| p.value == v) {
+        return Some(HostExpr::Param(i));
+    }
+    let data = &func.ops[func.def_op(v)?];
+    let int = |v: Value| func.ty(v).scalar_type().is_some_and(|s| s.is_int());
+    if !int(v) || !func.ty(v).is_scalar() {
+        return None;
+    }
+    let operand = |i: usize| host_expr(func, data.operands[i]).map(Box::new);
+    match &data.kind {
+        OpKind::Constant(ConstValue::Int(c)) => Some(HostExpr::Const(*c)),
+        OpKind::Cast { .. } => {
+            let from = func.ty(data.operands[0]).scalar_type()?;
+            let to = func.ty(v).scalar_type()?;
+            // Widening keeps the value; narrowing would need wrapping.
+            (from.is_int() && from.byte_size() <= to.byte_size()).then_some(())?;
+            host_expr(func, data.operands[0])
+        }
+        OpKind::Binary(BinaryOp::Add) => Some(HostExpr::Add(operand(0)?, operand(1)?)),
+        OpKind::Binary(BinaryOp::Sub) => Some(HostExpr::Sub(operand(0)?, operand(1)?)),
+        OpKind::Binary(BinaryOp::Mul) => Some(HostExpr::Mul(operand(0)?, operand(1)?)),
+        _ => None,
+    }
+}
+
+impl Emitter<'_> {
+    /// A barrier over the threads of the code being emitted.
+    pub(super) fn partition_barrier(&mut self) -> bool {
+        match self.partition {
+            Some(p) => {
+                self.line(format!(
+                    "asm volatile(\"bar.sync {}, {};\" ::: \"memory\");",
+                    p.bar_id, p.threads
+                ));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `aref.create`: the ring's mbarriers, initialized before any
+    /// partition or the copy engine uses them.
+    pub(super) fn aref_create(&mut self, op: Op) -> Res<()> {
+        let data = &self.func.ops[op];
+        if self.partition.is_some() {
+            return Err(unsupported(
+                data.loc,
+                "internal: aref.create inside a partition",
+            ));
+        }
+        let ring = self.rings[&data.results[0]].clone();
+        self.line(format!(
+            "// aref: {} slots of {} bytes at {}, full/empty barriers at {}/{}",
+            ring.depth, ring.slot_bytes, ring.base, ring.full, ring.empty
+        ));
+        self.line(format!(
+            "if (threadIdx.x == 0) {{\n#pragma unroll\n  for (int s = 0; s < {d}; ++s) {{\n    tw_mbar_init(tw_smem_u32 + {f} + 8 * s, 1);\n    tw_mbar_init(tw_smem_u32 + {e} + 8 * s, {n});\n  }}\n  asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n}}\n__syncthreads();",
+            d = ring.depth,
+            f = ring.full,
+            e = ring.empty,
+            n = ring.empty_count
+        ));
+        Ok(())
+    }
+
+    /// The `ws` op: one branch per partition.
+    pub(super) fn warp_specialize(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let OpKind::WarpSpecialize { partitions } = &data.kind else {
+            unreachable!()
+        };
+        if self.partition.is_some() {
+            return Err(unsupported(data.loc, "nested `ws` ops are not supported"));
+        }
+        let mut first_warp = 0;
+        for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
+            let threads = p.num_warps * WARP_SIZE;
+            let first = first_warp * WARP_SIZE;
+            let cond = if i + 1 == partitions.len() {
+                "} else {".to_string()
+            } else if i == 0 {
+                format!("if (threadIdx.x < {}) {{", first + threads)
+            } else {
+                format!("}} else if (threadIdx.x < {}) {{", first + threads)
+            };
+            self.line(cond);
+            self.indent += 1;
+            self.line(format!(
+                "// partition {} ({} warps, from warp {first_warp})",
+                p.role, p.num_warps
+            ));
+            if let Some(regs) = p.regs {
+                let even = self.kernel_regs;
+                let dir = if regs < even { "dec" } else { "inc" };
+                if regs != even {
+                    self.line(format!(
+                        "asm volatile(\"setmaxnreg.{dir}.sync.aligned.u32 {regs};\" ::: \"memory\");"
+                    ));
+                }
+            }
+            self.line(format!("const int tid = threadIdx.x - {first};"));
+            self.line("const int lane = tid & 31;");
+            self.line("const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);");
+            self.line("(void)tid; (void)lane; (void)warp;");
+            let saved = (self.partition, self.num_warps);
+            self.partition = Some(PartitionCtx {
+                bar_id: i as u32 + 1,
+                threads,
+                owns_scratch: i + 1 == partitions.len(),
+            });
+            self.num_warps = p.num_warps;
+            self.copies.push(HashMap::new());
+            self.block(region)?;
+            self.copies.pop();
+            (self.partition, self.num_warps) = saved;
+            self.indent -= 1;
+            first_warp += p.num_warps;
+        }
+        self.line("}");
+        Ok(())
+    }
+
+    /// `(slot, phase parity)` C expressions of iteration `i` of `ring`.
+    fn slot_of(&mut self, ring: &Ring, i: Value) -> Res<(String, String)> {
+        let i = self.scalar(i)?;
+        let s = self.tmp("slot");
+        let k = self.tmp("parity");
+        self.line(format!(
+            "const unsigned {s} = (unsigned)({i}) % {d}u, {k} = ((unsigned)({i}) / {d}u) & 1u;",
+            d = ring.depth
+        ));
+        Ok((s, k))
+    }
+
+    /// `aref.put` of TMA-loaded tiles.
+    pub(super) fn aref_put(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let ring = self.rings[&data.operands[0]].clone();
+        let (s, k) = self.slot_of(&ring, data.operands[1])?;
+        let bytes: u32 = ring.buffers.iter().map(|b| b.2).sum();
+        let mut copies = Vec::new();
+        for (j, &v) in data.operands[2..].iter().enumerate() {
+            let load = f
+                .def_op(v)
+                .filter(|&l| matches!(f.ops[l].kind, OpKind::DescLoad))
+                .ok_or_else(|| {
+                    unsupported(
+                        data.loc,
+                        "internal: an aref.put of a tile that is not a descriptor load (the producer issues TMA copies only)",
+                    )
+                })?;
+            let (off, smem, _) = ring.buffers[j];
+            copies.extend(self.tma_copies(
+                load,
+                smem,
+                &format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes),
+                &format!("tw_smem_u32 + {} + 8 * {s}", ring.full),
+            )?);
+        }
+        self.line("if (tid == 0) {");
+        self.indent += 1;
+        self.line(format!(
+            "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+            ring.empty
+        ));
+        self.line(format!(
+            "tw_mbar_expect_tx(tw_smem_u32 + {} + 8 * {s}, {bytes});",
+            ring.full
+        ));
+        for c in copies {
+            self.line(c);
+        }
+        self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// The `cp.async.bulk.tensor` lines that copy `desc_load` op `load`'s
+    /// tile into shared memory at byte offset `dst` (a C expression),
+    /// completing on mbarrier `bar`.
+    fn tma_copies(
+        &mut self,
+        load: Op,
+        smem: OperandSmem,
+        dst: &str,
+        bar: &str,
+    ) -> Res<Vec<String>> {
+        let f = self.func;
+        let data = &f.ops[load];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let eb = self.scalar_of(r).byte_size();
+        let tmap = self.tensor_map(data.operands[0], smem.w, data.loc)?;
+        let coords: Vec<String> = data.operands[1..]
+            .iter()
+            .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
+            .collect::<Res<_>>()?;
+        let box_inner = smem.w / eb;
+        let mut lines = Vec::new();
+        for c in 0..shape[1] / box_inner {
+            lines.push(format!(
+                "tw_tma_2d(tw_smem_u32 + {dst} + {}, &{tmap}, {} + {}, {}, {bar});",
+                c * shape[0] * smem.w,
+                coords[1],
+                c * box_inner,
+                coords[0]
+            ));
+        }
+        Ok(lines)
+    }
+
+    /// The kernel's tensor-map parameter for descriptor `desc` (made by a
+    /// host-computable `make_tensor_desc`), boxes of `w` bytes along the
+    /// contiguous dimension.
+    fn tensor_map(&mut self, desc: Value, w: u32, loc: tawa_ir::Loc) -> Res<String> {
+        let f = self.func;
+        let not_host = || {
+            unsupported(
+                loc,
+                "internal: a TMA copy of a descriptor the host cannot build (tma_lower makes only host-computable ones)",
+            )
+        };
+        let make = f
+            .def_op(desc)
+            .filter(|&m| matches!(f.ops[m].kind, OpKind::MakeTensorDesc))
+            .ok_or_else(not_host)?;
+        if let Some(name) = self.tensor_map_names.get(&(make, w)) {
+            return Ok(name.clone());
+        }
+        let Type::TensorDesc { elem, block } = f.ty(desc) else {
+            return Err(not_host());
+        };
+        let rank = block.len();
+        if rank != 2 {
+            return Err(unsupported(loc, "TMA copies of 2-D tiles only"));
+        }
+        let ops = &f.ops[make].operands;
+        let base = f
+            .params
+            .iter()
+            .position(|p| p.value == ops[0])
+            .ok_or_else(not_host)?;
+        let exprs: Vec<HostExpr> = ops[1..]
+            .iter()
+            .map(|&v| host_expr(f, v))
+            .collect::<Option<_>>()
+            .ok_or_else(not_host)?;
+        let (shape, strides) = exprs.split_at(rank);
+        if block[0] > MAX_BOX {
+            return Err(unsupported(
+                loc,
+                format!("TMA box of {} rows: at most {}", block[0], MAX_BOX),
+            ));
+        }
+        let name = format!("tw_tmap{}", self.tensor_maps.len());
+        self.tensor_maps.push(TensorMapParam {
+            name: name.clone(),
+            elem: *elem,
+            base,
+            extents: shape.iter().rev().cloned().collect(),
+            // The innermost stride is 1 (TMA and Triton's descriptors both
+            // require it); the host takes the others.
+            strides: strides[..rank - 1].iter().rev().cloned().collect(),
+            box_extents: vec![w / elem.byte_size(), block[0]],
+            swizzle_bytes: w,
+        });
+        self.tensor_map_names.insert((make, w), name.clone());
+        Ok(name)
+    }
+
+    /// `aref.get`: wait for the slot; its buffers become views.
+    pub(super) fn aref_get(&mut self, op: Op) -> Res<()> {
+        let data = &self.func.ops[op];
+        let ring = self.rings[&data.operands[0]].clone();
+        let (s, k) = self.slot_of(&ring, data.operands[1])?;
+        self.line(format!(
+            "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k});",
+            ring.full
+        ));
+        for (j, &r) in data.results.iter().enumerate() {
+            let (off, smem, _) = ring.buffers[j];
+            self.views.insert(
+                r,
+                (
+                    format!("({} + {s} * {} + {off})", ring.base, ring.slot_bytes),
+                    smem,
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// `aref.consumed`: each warp releases the slot once its wgmmas (waited
+    /// by the `dot`) are done.
+    pub(super) fn aref_consumed(&mut self, op: Op) -> Res<()> {
+        let data = &self.func.ops[op];
+        let ring = self.rings[&data.operands[0]].clone();
+        let (s, _) = self.slot_of(&ring, data.operands[1])?;
+        self.line(format!(
+            "if (lane == 0) tw_mbar_arrive(tw_smem_u32 + {} + 8 * {s});",
+            ring.empty
+        ));
+        Ok(())
+    }
+
+    /// Whether `v` is a `desc_load` whose only use is an `aref.put`: the
+    /// put issues it as a TMA copy, the load emits nothing.
+    pub(super) fn is_tma_put_operand(&self, v: Value) -> bool {
+        let f = self.func;
+        let mut users = f.ops.values().filter(|d| d.operands.contains(&v));
+        let only_put = users
+            .next()
+            .is_some_and(|d| matches!(d.kind, OpKind::ArefPut) && d.operands[0] != v)
+            && users.next().is_none();
+        only_put
+            && f.def_op(v)
+                .is_some_and(|l| matches!(f.ops[l].kind, OpKind::DescLoad))
+    }
+}
+
+/// Most elements of a TMA box along one dimension.
+pub(super) const MAX_BOX: u32 = 256;
+
+/// PTX helpers of the warp-specialized kernels.
+pub(super) const WS_PRELUDE: &str = r#"
+struct __align__(64) tw_tmap { unsigned long long words[16]; };
+static __device__ __forceinline__ void tw_mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
+}
+static __device__ __forceinline__ void tw_mbar_wait(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+static __device__ __forceinline__ void tw_mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
+}
+static __device__ __forceinline__ void tw_mbar_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+               :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+"#;
