@@ -5,7 +5,10 @@
 //!
 //! Fails when any case does not compile, when any kernel spills (unless
 //! `TAWA_ALLOW_SPILLS=1`, for local runs only: CI never sets it), and when
-//! the matmul example's large cases do not use `wgmma.mma_async`. Without
+//! the matmul example's large cases do not use `wgmma.mma_async`, when a
+//! GEMM-like example's large case is not warp-specialized, and when a
+//! warp-specialized kernel lacks any of `cp.async.bulk.tensor`,
+//! `wgmma.mma_async`, `mbarrier.try_wait` and `setmaxnreg`. Without
 //! the CUDA tools the test skips with a message, unless
 //! `TAWA_REQUIRE_CUDA_TOOLS=1` (set by `.ci/run`), where it fails.
 
@@ -31,8 +34,36 @@ struct Row {
     static_smem: u64,
     dyn_smem: u32,
     wgmma: bool,
+    /// Warp-specialized: the kernel has a producer partition (it takes
+    /// host-encoded tensor maps).
+    ws: bool,
+    /// The PTX instructions a warp-specialized kernel is made of that it
+    /// lacks.
+    ws_missing: Vec<&'static str>,
     seconds: f64,
 }
+
+/// What every warp-specialized kernel's PTX contains: TMA copies, WGMMA,
+/// mbarrier waits and the register split.
+const WS_INSTRUCTIONS: [&str; 4] = [
+    "cp.async.bulk.tensor",
+    "wgmma.mma_async",
+    "mbarrier.try_wait",
+    "setmaxnreg",
+];
+
+/// Examples whose large cases must come out warp-specialized (the GEMM-like
+/// ones; grouped GEMM loads its pointers from memory, which TMA cannot
+/// describe with a tensor map built at launch).
+const WS_EXAMPLES: [&str; 7] = [
+    "matmul",
+    "matmul_block_ptr",
+    "matmul_descriptor",
+    "matmul_tma_host",
+    "persistent_matmul",
+    "geglu_dual_gemm",
+    "gemm_row_reduce",
+];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let start = Instant::now();
@@ -50,6 +81,11 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
         static_smem: res.shared_bytes,
         dyn_smem: compiled.kernel.dyn_smem_bytes,
         wgmma: compiled.compiled.ptx.contains("wgmma.mma_async"),
+        ws: !compiled.kernel.tensor_maps.is_empty(),
+        ws_missing: WS_INSTRUCTIONS
+            .into_iter()
+            .filter(|i| !compiled.compiled.ptx.contains(i))
+            .collect(),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -118,23 +154,39 @@ fn every_example_compiles_to_sm90a_without_spills() {
     let allow_spills = std::env::var(ENV_ALLOW_SPILLS).is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
     println!(
-        "{:<44} {:<24} {:>5} {:>7} {:>8} {:>8} {:>6}",
-        "case", "kernel", "regs", "spill B", "smem B", "dyn B", "wgmma"
+        "{:<44} {:<24} {:>5} {:>7} {:>8} {:>8} {:>6} {:>4}",
+        "case", "kernel", "regs", "spill B", "smem B", "dyn B", "wgmma", "ws"
     );
     for (i, result) in &results {
         let (ex, case) = jobs[*i];
         match result {
             Ok(r) => {
                 println!(
-                    "{:<44} {:<24} {:>5} {:>7} {:>8} {:>8} {:>6}",
+                    "{:<44} {:<24} {:>5} {:>7} {:>8} {:>8} {:>6} {:>4}",
                     r.what,
                     r.kernel,
                     r.registers,
                     r.spill_bytes,
                     r.static_smem,
                     r.dyn_smem,
-                    if r.wgmma { "yes" } else { "no" }
+                    if r.wgmma { "yes" } else { "no" },
+                    if r.ws { "yes" } else { "no" }
                 );
+                if r.ws && !r.ws_missing.is_empty() {
+                    failures.push(format!(
+                        "{}: warp-specialized, but its PTX has no {}",
+                        r.what,
+                        r.ws_missing.join(", no ")
+                    ));
+                }
+                if WS_EXAMPLES.contains(&ex.name.as_str()) && case.has_tag("large") && !r.ws {
+                    failures.push(format!(
+                        "{}: not warp-specialized (see `tawa-rs {} --case {} --explain --emit ws-ir`)",
+                        r.what,
+                        ex.py_path.display(),
+                        case.name
+                    ));
+                }
                 if r.spill_bytes > 0 && !allow_spills {
                     failures.push(format!(
                         "{}: spills {} bytes ({} registers); set {ENV_ALLOW_SPILLS}=1 to only report spills locally",

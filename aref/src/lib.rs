@@ -2,8 +2,9 @@
 //! warp-specialized tile IR.
 //!
 //! This documentation is the reference that the aref lowering (shared
-//! memory rings and mbarrier PTX, not written yet) implements and that the
-//! simulator ([`sim`]) checks programs against.
+//! memory rings and mbarrier PTX: `tawa_backend`'s `aref_lower.rs`, inside
+//! `emit_cuda`) implements and that the simulator ([`sim`]) checks
+//! programs against.
 //!
 //! # In the IR
 //!
@@ -47,12 +48,14 @@
 //!   slot is written. With TMA, that thread's arrive is
 //!   `mbarrier.arrive.expect_tx` with the slot's byte count and the copy
 //!   engine's `complete_tx` finishes the phase.
-//! - `empty[s]`: one arrival per consuming warpgroup (one elected thread of
-//!   each, after that warpgroup's reads are done), i.e. the sum of
-//!   `num_warps / 4` over the consuming partitions. The simulator treats a
-//!   partition as one unit and expects one arrival per consuming partition;
-//!   the two agree because every warpgroup of a partition executes the
-//!   partition's `aref.consumed`.
+//! - `empty[s]`: one arrival per consuming *warp* (its lane 0, after that
+//!   warp's reads are done), i.e. the sum of `num_warps` over the consuming
+//!   partitions. A warp's `wgmma.wait_group` retires that warp's share of
+//!   its warpgroup's WGMMAs, so a warp may release on its own, without a
+//!   barrier across the warpgroup first; the slot is free once every warp
+//!   has. The simulator treats a partition as one unit and expects one
+//!   arrival per consuming partition; the two agree because every warp of
+//!   a partition executes the partition's `aref.consumed`.
 //!
 //! # Iterations, slots and phases
 //!

@@ -1,0 +1,86 @@
+//! File tests of the warp-specialized lowering (`aref_lower` inside
+//! `emit_cuda`): every `aref_lower/<name>.tir` (warp-specialized tile IR,
+//! as `tawa-rs --emit ws-ir` prints it) goes through `generate_cuda`; the
+//! kernel (from its `__global__` line on) and its launch contract (threads,
+//! shared memory, tensor maps) are compared with the blessed
+//! `aref_lower/<name>.cu`, or, when the backend refuses the input, the
+//! error with `aref_lower/<name>.err`. Bless with
+//! `UPDATE_EXPECT=1 cargo test -p tawa-backend --test aref_lower`.
+//!
+//! What to read in a blessed kernel: the partitions' `setmaxnreg`, the
+//! producer's single thread waiting on `empty` with the opposite parity,
+//! `expect_tx` of the slot's bytes and one `tw_tma_2d` per box; the
+//! consumer waiting on `full`, wgmma descriptors into the slot, and lane 0
+//! of each warp arriving on `empty` after the dot's `wait_group`.
+
+use std::fmt::Write;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use expect_test::expect_file;
+use tawa_backend::{generate_cuda, CodegenOptions};
+use tawa_ir::{parse_function, verify_function};
+
+fn input_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/aref_lower");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tir"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 3,
+        "expected the file tests in {}",
+        dir.display()
+    );
+    files
+}
+
+#[test]
+fn aref_lower_file_tests() {
+    for path in input_files() {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = fs::read_to_string(&path).unwrap();
+        let func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Err(errors) = verify_function(&func) {
+            panic!("{name}: the input does not verify: {errors:?}");
+        }
+        match generate_cuda(&func, &CodegenOptions::default()) {
+            Ok(kernel) => {
+                let mut out = String::new();
+                writeln!(
+                    out,
+                    "// threads {}, dynamic shared memory {} bytes",
+                    kernel.num_threads, kernel.dyn_smem_bytes
+                )
+                .unwrap();
+                for t in &kernel.tensor_maps {
+                    writeln!(
+                        out,
+                        "// {}: {} over parameter {}, extents {:?}, strides {:?} (elements), box {:?}, swizzle {}B",
+                        t.name, t.elem, t.base, t.extents, t.strides, t.box_extents, t.swizzle_bytes
+                    )
+                    .unwrap();
+                }
+                let start = kernel
+                    .cuda
+                    .find("extern \"C\" __global__")
+                    .expect("a __global__ function");
+                out.push_str(&kernel.cuda[start..]);
+                assert!(
+                    !path.with_extension("err").exists(),
+                    "{name}: compiled, but an .err file expects a refusal"
+                );
+                expect_file![path.with_extension("cu")].assert_eq(&out);
+            }
+            Err(e) => {
+                assert!(
+                    !path.with_extension("cu").exists(),
+                    "{name}: refused ({e}), but a .cu file expects a kernel"
+                );
+                expect_file![path.with_extension("err")].assert_eq(&format!("{e}\n"));
+            }
+        }
+    }
+}
