@@ -5,6 +5,9 @@
 # --no-ws, against cuBLAS in the same run — then the GPU suite (every
 # example and case, memcheck on the small ones). Prebuilt binaries in
 # gpu-bin/ (bench/build-gpu-bin.sh). Everything goes to $1/session.log.
+# SUITE_FILTER limits the suite to cases whose `example/case` contains it;
+# RACECHECK="example:case ..." runs those cases under compute-sanitizer's
+# racecheck first.
 set -uo pipefail
 out=${1:-gpu-logs}
 mkdir -p "$out"
@@ -13,6 +16,13 @@ export TAWA_EXAMPLES_DIR=$PWD/triton-examples/kernels
 export TAWA_BIN=$PWD/gpu-bin/tawa-rs
 export TAWA_CACHE_DIR=${TAWA_CACHE_DIR:-/tmp/tawa-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 2>&1
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for ec in ${RACECHECK:-}; do
+  echo "== racecheck ${ec}" >> "$log"
+  timeout 120 "$san" --tool racecheck --racecheck-report hazard --error-exitcode 1 gpu-bin/tawa-rs run \
+    triton-examples/kernels/${ec%%:*}.py --case ${ec#*:} >> "$log" 2>&1
+  echo "racecheck $ec rc=$?" | tee -a "$out/status.txt" >> "$log"
+done
 cases="--case square_4096 --case square_8192 --case k1024_8192 --case k16384_8192"
 for mode in "" "--no-ws"; do
   echo "== matmul ${mode:-(warp-specialized)}" >> "$log"
@@ -22,6 +32,7 @@ for mode in "" "--no-ws"; do
 done
 if [ "${SUITE:-1}" = 1 ]; then
   TAWA_GPU_TESTS=1 TAWA_GPU_LOG="$out/gpu.log" TAWA_GPU_TIMEOUT=${TAWA_GPU_TIMEOUT:-90} \
+    TAWA_GPU_FILTER=${SUITE_FILTER:-} \
     timeout ${SUITE_TIMEOUT:-300} gpu-bin/gpu-test --nocapture >> "$log" 2>&1
   echo "suite rc=$?" | tee -a "$out/status.txt" >> "$log"
 fi

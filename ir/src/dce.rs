@@ -190,45 +190,37 @@ fn keep_where(items: &[Value], keep: &[bool], offset: usize) -> Vec<Value> {
 
 /// Removes the pure, region-free ops none of whose results is live.
 fn remove_dead_ops(func: &mut Function, live: &HashSet<Value>) -> bool {
-    let mut changed = false;
-    for block in reachable_blocks(func) {
-        let before = func.blocks[block].ops.len();
-        let ops = std::mem::take(&mut func.blocks[block].ops);
-        let kept: Vec<Op> = ops
-            .into_iter()
-            .filter(|&op| {
-                let d = &func.ops[op];
-                // An op without results is there for something else (none
-                // is pure today); keep it rather than guess.
-                !(d.kind.is_pure()
-                    && d.regions.is_empty()
-                    && !d.results.is_empty()
-                    && d.results.iter().all(|r| !live.contains(r)))
-            })
-            .collect();
-        changed |= kept.len() != before;
-        func.blocks[block].ops = kept;
-    }
-    changed
+    retain_ops(func, |func, op| {
+        let d = &func.ops[op];
+        // An op without results is there for something else (none is pure
+        // today); keep it rather than guess.
+        !(d.kind.is_pure()
+            && d.regions.is_empty()
+            && !d.results.is_empty()
+            && d.results.iter().all(|r| !live.contains(r)))
+    })
 }
 
 /// Removes `for` loops that have no results and whose body holds only its
 /// `yield`: they compute nothing (the bounds are plain integers, so the
 /// loop has no effect of its own).
 fn remove_empty_loops(func: &mut Function) -> bool {
+    retain_ops(func, |func, op| {
+        let d = &func.ops[op];
+        !(matches!(d.kind, OpKind::For(_))
+            && d.results.is_empty()
+            && func.blocks[d.regions[0]].ops.len() == 1)
+    })
+}
+
+/// Keeps, in every reachable block, the ops `keep` accepts; whether any
+/// was removed.
+fn retain_ops(func: &mut Function, keep: impl Fn(&Function, Op) -> bool) -> bool {
     let mut changed = false;
     for block in reachable_blocks(func) {
-        let before = func.blocks[block].ops.len();
         let ops = std::mem::take(&mut func.blocks[block].ops);
-        let kept: Vec<Op> = ops
-            .into_iter()
-            .filter(|&op| {
-                let d = &func.ops[op];
-                !(matches!(d.kind, OpKind::For(_))
-                    && d.results.is_empty()
-                    && func.blocks[d.regions[0]].ops.len() == 1)
-            })
-            .collect();
+        let before = ops.len();
+        let kept: Vec<Op> = ops.into_iter().filter(|&op| keep(func, op)).collect();
         changed |= kept.len() != before;
         func.blocks[block].ops = kept;
     }
