@@ -11,7 +11,8 @@
 //! Environment:
 //! - `TAWA_GPU_TIMEOUT`: seconds per case before the watchdog kills it and
 //!   fails the case by name (default 120; memcheck runs get 4 times that).
-//! - `TAWA_GPU_FILTER`: only cases whose `example/case` contains this text.
+//! - `TAWA_GPU_FILTER`: only cases whose `example/case` contains this text
+//!   (or one of several, comma-separated).
 //! - `TAWA_GPU_LOG`: also write the summary to this file.
 //! - `TAWA_SANITIZER=0`: no memcheck. compute-sanitizer is looked up on
 //!   `$PATH`, then in `/usr/local/cuda/bin`.
@@ -174,7 +175,7 @@ fn every_example_case_is_correct_on_the_gpu() {
     for ex in &examples {
         for case in &ex.spec.cases {
             let what = format!("{}/{}", ex.name, case.name);
-            if !what.contains(&filter) {
+            if !filter.split(',').any(|f| what.contains(f)) {
                 continue;
             }
             ran += 1;
