@@ -21,7 +21,9 @@ pub struct FileKernel {
 
 /// The directory `tests/<dir>` of this package.
 pub fn test_dir(dir: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir)
 }
 
 /// The frontend options the header lines of `source` ask for.
