@@ -201,12 +201,22 @@ fn simulate_against(
 
 #[test]
 fn matmul() {
-    check_example("matmul", &["ragged_100", "leaky_relu_grouped_bt"]);
+    check_example(
+        "matmul",
+        &[
+            "ragged_100",
+            "leaky_relu_grouped_bt",
+            "leaky_relu_ragged_tma",
+        ],
+    );
 }
 
 #[test]
 fn matmul_block_ptr() {
-    check_example("matmul_block_ptr", &["ragged_100", "ragged_bt"]);
+    check_example(
+        "matmul_block_ptr",
+        &["ragged_100", "ragged_bt", "ragged_tma"],
+    );
 }
 
 #[test]
@@ -216,7 +226,10 @@ fn matmul_descriptor() {
 
 #[test]
 fn persistent_matmul() {
-    check_example("persistent_matmul", &["ragged_few_programs"]);
+    check_example(
+        "persistent_matmul",
+        &["ragged_few_programs", "ragged_tma_few_programs"],
+    );
 }
 
 #[test]
