@@ -48,8 +48,10 @@ pub fn lower_tma_loads(func: &mut Function, plan: &TmaPlan) -> Vec<Op> {
     loads
 }
 
-/// Whether the recipe's copy writes exactly the loaded tile.
-fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
+/// Whether the recipe's copy writes exactly the loaded tile, with
+/// extents and strides the host computes: the recipes
+/// [`lower_tma_loads`] rewrites.
+pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
     let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
     matches!(r.source, LoadStyle::PointerTile | LoadStyle::BlockPtr)
         && r.oob_fill == OobFill::Zero
@@ -72,46 +74,87 @@ fn over_params(func: &Function, p: &Poly) -> bool {
     })
 }
 
+/// Rewrites the load of `r`, appending its descriptor to `prologue`; the
+/// new `desc_load`, or `None` (and nothing changed) where a form cannot
+/// be computed.
 fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option<Op> {
-    let load = r.op;
-    let loc = r.loc;
-    let old = func.ops[load].results[0];
-    let tile_ty = func.ty(old).clone();
-    let block = func.block_of(load)?;
+    let tile_ty = func.ty(func.ops[r.op].results[0]).clone();
+    debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
+    let mut at_top = Vec::new();
+    let desc = make_descriptor(func, r, tile_ty.shape().to_vec(), None, &mut at_top)?;
+    let mut at_load = Vec::new();
+    let value = load_descriptor(func, r, desc, tile_ty, &mut at_load)?;
+    let new_load = *at_load.last()?;
+    replace_load(func, r.op, at_load, value)?;
+    prologue.append(&mut at_top);
+    Some(new_load)
+}
 
+/// Appends to `ops` the `make_tensor_desc` of the recipe's base, extents
+/// and strides, with block shape `block`; its value. `at` is where the
+/// ops will be (see [`materialize`]). `None` if an extent is
+/// [`Extent::Unbounded`] or a form is not computable at `at`.
+pub fn make_descriptor(
+    func: &mut Function,
+    r: &TmaRecipe,
+    block: Vec<u32>,
+    at: Option<Op>,
+    ops: &mut Vec<Op>,
+) -> Option<Value> {
     let mut operands = vec![r.base];
     for d in &r.dims {
         let Extent::Expr(e, _) = &d.extent else {
             return None;
         };
-        operands.push(materialize(func, e, None, loc, prologue)?);
+        operands.push(materialize(func, e, at, r.loc, ops)?);
     }
     for d in &r.dims {
-        operands.push(materialize(func, &d.stride, None, loc, prologue)?);
+        operands.push(materialize(func, &d.stride, at, r.loc, ops)?);
     }
     let desc_ty = Type::TensorDesc {
         elem: r.elem,
-        block: tile_ty.shape().to_vec(),
+        block,
     };
-    let desc = func.create_op(OpKind::MakeTensorDesc, operands, vec![desc_ty], vec![], loc);
-    prologue.push(desc);
-    let desc = func.ops[desc].results[0];
+    let desc = func.create_op(
+        OpKind::MakeTensorDesc,
+        operands,
+        vec![desc_ty],
+        vec![],
+        r.loc,
+    );
+    ops.push(desc);
+    Some(func.ops[desc].results[0])
+}
 
-    let mut at_load = Vec::new();
-    let mut coords = vec![desc];
+/// Appends to `ops` the `desc_load` of `desc` at the recipe's coordinates
+/// (computed for the recipe's load), of type `ty`; its value. `None` if a
+/// coordinate is not computable there.
+pub fn load_descriptor(
+    func: &mut Function,
+    r: &TmaRecipe,
+    desc: Value,
+    ty: Type,
+    ops: &mut Vec<Op>,
+) -> Option<Value> {
+    let mut operands = vec![desc];
     for d in &r.dims {
-        coords.push(materialize(func, &d.coord, Some(load), loc, &mut at_load)?);
+        operands.push(materialize(func, &d.coord, Some(r.op), r.loc, ops)?);
     }
-    debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
-    let new_load = func.create_op(OpKind::DescLoad, coords, vec![tile_ty], vec![], loc);
-    at_load.push(new_load);
-    let value = func.ops[new_load].results[0];
+    let load = func.create_op(OpKind::DescLoad, operands, vec![ty], vec![], r.loc);
+    ops.push(load);
+    Some(func.ops[load].results[0])
+}
+
+/// Puts `ops` where `load` was and makes every use of its result use
+/// `value` (which takes over its name). `None` if `load` is in no block.
+pub fn replace_load(func: &mut Function, load: Op, ops: Vec<Op>, value: Value) -> Option<()> {
+    let old = func.ops[load].results[0];
+    let block = func.block_of(load)?;
     if let Some(name) = func.values[old].name.clone() {
         func.set_name(value, name);
     }
-
     let at = func.blocks[block].ops.iter().position(|&o| o == load)?;
-    func.blocks[block].ops.splice(at..=at, at_load);
+    func.blocks[block].ops.splice(at..=at, ops);
     let all_ops: Vec<Op> = func.ops.keys().collect();
     for op in all_ops {
         for operand in &mut func.ops[op].operands {
@@ -120,7 +163,7 @@ fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option
             }
         }
     }
-    Some(new_load)
+    Some(())
 }
 
 /// Appends to `ops` the ops computing `p` as an i64 scalar. `at` is the op

@@ -6,10 +6,10 @@
 //! plain IR when there is nothing to specialize. Bless with
 //! `UPDATE_EXPECT=1 cargo test -p tawa-partitioner --test partition`.
 
-use std::path::Path;
+#[path = "support/file_kernel.rs"]
+mod file_kernel;
 
 use expect_test::expect_file;
-use tawa_frontend::{compile, CompileOptions};
 use tawa_ir::{axis_info, print_function, verify_function, Function, OpKind};
 use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
 
@@ -21,46 +21,10 @@ fn has_ws(func: &Function) -> bool {
 
 #[test]
 fn partition_file_tests() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/partition");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 3,
-        "expected the file tests in {}",
-        dir.display()
-    );
+    let dir = file_kernel::test_dir("partition");
     let mut specialized = 0;
-    for file in files {
-        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
-        let source = std::fs::read_to_string(&file).unwrap();
-        let mut opts = CompileOptions::default();
-        for line in source.lines().take_while(|l| l.starts_with('#')) {
-            let line = line.trim_start_matches('#').trim();
-            if let Some(s) = line.strip_prefix("signature:") {
-                opts.signature = Some(s.trim().to_string());
-            } else if let Some(k) = line.strip_prefix("kernel:") {
-                opts.kernel = Some(k.trim().to_string());
-            } else if let Some(d) = line.strip_prefix("define:") {
-                let (n, v) = d.trim().split_once('=').expect("define: NAME=VALUE");
-                opts.defines
-                    .push((n.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        let rel = format!("tests/partition/{name}.py");
-        let module = compile(&rel, &source, &opts)
-            .unwrap_or_else(|d| panic!("{name}: does not compile:\n{}", d.render(false)));
-        let func = match opts.kernel.as_deref() {
-            Some(k) => module
-                .functions
-                .iter()
-                .find(|f| f.name == k)
-                .expect("kernel"),
-            None => &module.functions[0],
-        };
+    for k in file_kernel::compile_dir("partition", 3) {
+        let (name, func) = (&k.name, &k.func);
         let plan = infer_tma(func, &axis_info::analyze(func));
         let ws = warp_specialize(func, &plan, &WsOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -77,7 +41,8 @@ fn partition_file_tests() {
         };
         // The negative tests say so in their header; their output is the
         // input.
-        let expect_plain = source
+        let expect_plain = k
+            .source
             .lines()
             .any(|l| l.starts_with("# Nothing to specialize"));
         assert_eq!(

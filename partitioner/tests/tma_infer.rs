@@ -11,6 +11,9 @@
 //! and the whole explanation is snapshotted in
 //! `tests/tma_infer/examples/<example>.explain`.
 
+#[path = "support/file_kernel.rs"]
+mod file_kernel;
+
 use std::path::Path;
 
 use expect_test::expect_file;
@@ -37,41 +40,11 @@ fn plan_of(func: &Function) -> TmaPlan {
 
 #[test]
 fn explain_file_tests() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tma_infer");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
-    assert!(
-        files.len() >= 10,
-        "expected the file tests in {}",
-        dir.display()
-    );
-    for file in files {
-        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
-        let source = std::fs::read_to_string(&file).unwrap();
-        let mut opts = CompileOptions::default();
-        for line in source.lines().take_while(|l| l.starts_with('#')) {
-            let line = line.trim_start_matches('#').trim();
-            if let Some(s) = line.strip_prefix("signature:") {
-                opts.signature = Some(s.trim().to_string());
-            } else if let Some(k) = line.strip_prefix("kernel:") {
-                opts.kernel = Some(k.trim().to_string());
-            } else if let Some(d) = line.strip_prefix("define:") {
-                let (n, v) = d.trim().split_once('=').expect("define: NAME=VALUE");
-                opts.defines
-                    .push((n.trim().to_string(), v.trim().to_string()));
-            }
-        }
-        let rel = format!("tests/tma_infer/{name}.py");
-        let module = compile(&rel, &source, &opts)
-            .unwrap_or_else(|d| panic!("{name}: does not compile:\n{}", d.render(false)));
-        let func = the_kernel(module, opts.kernel.as_deref());
-        let text = explain(&rel, &func, &plan_of(&func));
-        assert!(!text.is_empty(), "{name}: no tile loads");
-        expect_file![dir.join(format!("{name}.explain"))].assert_eq(&text);
+    let dir = file_kernel::test_dir("tma_infer");
+    for k in file_kernel::compile_dir("tma_infer", 10) {
+        let text = explain(&k.rel, &k.func, &plan_of(&k.func));
+        assert!(!text.is_empty(), "{}: no tile loads", k.name);
+        expect_file![dir.join(format!("{}.explain", k.name))].assert_eq(&text);
     }
 }
 

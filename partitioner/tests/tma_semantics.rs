@@ -6,7 +6,8 @@
 //! (`tests/tma_recipes.rs`); these kernels cover what the examples do not
 //! (block pointers one row high, a batched block pointer, loop-carried
 //! offsets with a non-zero start, an offset carried by a `while` loop,
-//! wrapped rows stored through a block pointer, a transposed box).
+//! wrapped rows stored through a block pointer, a transposed box). The
+//! library's `tma_lower` pass gets the same check on them.
 
 #[path = "support/descriptor_rewrite.rs"]
 mod descriptor_rewrite;
@@ -15,8 +16,9 @@ mod descriptor_rewrite;
 mod file_kernel;
 
 use tawa_ir::interp::{run_grid, ArgValue, Buffer, InterpOptions, Memory};
-use tawa_ir::{verify_function, Function, ScalarType};
+use tawa_ir::{axis_info, eliminate_dead_code, verify_function, Function, ScalarType};
 use tawa_partitioner::affine::Poly;
+use tawa_partitioner::{infer_tma, lower_tma_loads};
 
 /// One kernel argument of a run.
 enum Arg {
@@ -101,6 +103,8 @@ fn differing_arguments(
 
 /// The kernel as written and with its TMA loads as descriptor loads give
 /// the same bytes everywhere; at least `min_rewritten` loads are rewritten.
+/// The same holds for the library's `lower_tma_loads` (which rewrites
+/// the loads whose box is the tile) followed by dead-code removal.
 fn same_results(file: &str, args: &[Arg], grid: [u32; 3], min_rewritten: usize) {
     let differ = differing_arguments(file, args, grid, |f| {
         let n = descriptor_rewrite::rewrite_tma_loads(f);
@@ -109,6 +113,15 @@ fn same_results(file: &str, args: &[Arg], grid: [u32; 3], min_rewritten: usize) 
     assert!(
         differ.is_empty(),
         "{file}: arguments {differ:?} differ after the rewrite"
+    );
+    let differ = differing_arguments(file, args, grid, |f| {
+        let plan = infer_tma(f, &axis_info::analyze(f));
+        lower_tma_loads(f, &plan);
+        eliminate_dead_code(f);
+    });
+    assert!(
+        differ.is_empty(),
+        "{file}: arguments {differ:?} differ after lower_tma_loads"
     );
 }
 

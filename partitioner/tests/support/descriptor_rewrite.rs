@@ -6,49 +6,21 @@
 //! interpreter gives descriptor loads TMA's semantics (zeros out of
 //! bounds), so running both kernels checks the recipe.
 //!
+//! This is `tawa_partitioner::tma_lower` (whose pieces it is built from)
+//! for every recipe, not only those whose box is the tile: transposed
+//! boxes, dimensions of box 1 and unbounded extents too. The descriptor
+//! is built at the load rather than at the top of the kernel, where an
+//! extent computed in a loop would not be in scope.
+//!
 //! Shared by `partitioner/tests/tma_semantics.rs` and the root package's
 //! `tests/tma_recipes.rs` (included there with `#[path]`).
 #![allow(dead_code)]
 
 use tawa_ir::axis_info;
-use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
-use tawa_partitioner::affine::{Atom, Poly};
-use tawa_partitioner::tma_infer::{infer_tma, Extent, LoadStyle, OobFill, TmaRecipe};
-
-/// Appends to `ops` the ops computing `p` as an i64 scalar.
-pub fn materialize(func: &mut Function, p: &Poly, loc: Loc, ops: &mut Vec<Op>) -> Value {
-    let mut emit = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {
-        let op = func.create_op(kind, operands, vec![Type::I64], vec![], loc);
-        ops.push(op);
-        func.ops[op].results[0]
-    };
-    let mut sum: Option<Value> = None;
-    for (atoms, c) in p.terms() {
-        let mut term = emit(func, OpKind::Constant(ConstValue::Int(c)), vec![]);
-        for &a in atoms {
-            let Atom::Value(v) = a else {
-                panic!("a coordinate needs a loop's iteration number: {a:?}");
-            };
-            let v = if func.ty(v) == &Type::I64 {
-                v
-            } else {
-                emit(
-                    func,
-                    OpKind::Cast {
-                        rounding: Default::default(),
-                    },
-                    vec![v],
-                )
-            };
-            term = emit(func, OpKind::Binary(BinaryOp::Mul), vec![term, v]);
-        }
-        sum = Some(match sum {
-            None => term,
-            Some(s) => emit(func, OpKind::Binary(BinaryOp::Add), vec![s, term]),
-        });
-    }
-    sum.unwrap_or_else(|| emit(func, OpKind::Constant(ConstValue::Int(0)), vec![]))
-}
+use tawa_ir::{Elem, Function, Loc, Op, OpKind, Type, Value};
+use tawa_partitioner::affine::Poly;
+use tawa_partitioner::tma_infer::{infer_tma, Extent, ExtentOrigin, LoadStyle, OobFill, TmaRecipe};
+use tawa_partitioner::tma_lower::{load_descriptor, make_descriptor, replace_load};
 
 pub fn reshape(
     func: &mut Function,
@@ -71,49 +43,23 @@ pub fn reshape(
 
 /// Replaces the load of `r` by a descriptor load doing what the copy does.
 pub fn rewrite(func: &mut Function, r: &TmaRecipe) {
-    let load = r.op;
     let loc = r.loc;
-    let old = func.ops[load].results[0];
-    let tile_shape = func.ty(old).shape().to_vec();
-    let block = func.block_of(load).expect("the load is in a block");
+    let tile_shape = func.ty(func.ops[r.op].results[0]).shape().to_vec();
+    // Unchecked: the kernel reads whatever its coordinates give.
+    let mut bounded = r.clone();
+    for d in &mut bounded.dims {
+        if d.extent == Extent::Unbounded {
+            d.extent = Extent::Expr(Poly::constant(i64::from(i32::MAX)), ExtentOrigin::Tile);
+        }
+    }
     let mut ops = Vec::new();
-
-    let mut operands = vec![r.base];
-    for d in &r.dims {
-        operands.push(match &d.extent {
-            Extent::Expr(e, _) => materialize(func, e, loc, &mut ops),
-            // Unchecked: the kernel reads whatever its coordinates give.
-            Extent::Unbounded => {
-                materialize(func, &Poly::constant(i64::from(i32::MAX)), loc, &mut ops)
-            }
-        });
-    }
-    for d in &r.dims {
-        operands.push(materialize(func, &d.stride, loc, &mut ops));
-    }
     let block_shape: Vec<u32> = r.dims.iter().map(|d| d.box_size * d.copies).collect();
-    let desc_ty = Type::TensorDesc {
-        elem: r.elem,
-        block: block_shape.clone(),
-    };
-    let desc = func.create_op(OpKind::MakeTensorDesc, operands, vec![desc_ty], vec![], loc);
-    ops.push(desc);
-    let desc = func.ops[desc].results[0];
-
-    let mut coords = vec![desc];
-    for d in &r.dims {
-        coords.push(materialize(func, &d.coord, loc, &mut ops));
-    }
+    let desc = make_descriptor(func, &bounded, block_shape.clone(), Some(r.op), &mut ops)
+        .expect("the extents and strides are computable at the load");
     let elem = Elem::Scalar(r.elem);
-    let boxed = func.create_op(
-        OpKind::DescLoad,
-        coords,
-        vec![Type::tensor(block_shape, elem)],
-        vec![],
-        loc,
-    );
-    ops.push(boxed);
-    let mut value = func.ops[boxed].results[0];
+    let boxed = Type::tensor(block_shape, elem);
+    let mut value = load_descriptor(func, r, desc, boxed, &mut ops)
+        .expect("the coordinates are computable at the load");
 
     // The box holds the moving tile dimensions in the recipe's order.
     let order: Vec<usize> = r.dims.iter().filter_map(|d| d.tile_dim).collect();
@@ -138,22 +84,7 @@ pub fn rewrite(func: &mut Function, r: &TmaRecipe) {
         value = func.ops[op].results[0];
     }
     value = reshape(func, value, tile_shape, elem, loc, &mut ops);
-
-    // Splice the new ops in place of the load and rename its uses.
-    let at = func.blocks[block]
-        .ops
-        .iter()
-        .position(|&o| o == load)
-        .unwrap();
-    func.blocks[block].ops.splice(at..=at, ops);
-    let all_ops: Vec<Op> = func.ops.keys().collect();
-    for op in all_ops {
-        for operand in &mut func.ops[op].operands {
-            if *operand == old {
-                *operand = value;
-            }
-        }
-    }
+    replace_load(func, r.op, ops, value).expect("the load is in a block");
 }
 
 /// The recipes the rewrite applies to: pointer tiles and block pointers
