@@ -64,31 +64,13 @@ fn small_cases_still_match_references_after_dce() {
     );
 }
 
-/// Declares every integer and pointer parameter of a signature `:16` (as
-/// `tests/ws_simulate.rs` does).
-fn claim_alignment(signature: &str) -> String {
-    signature
-        .split(',')
-        .map(|entry| {
-            let e = entry.trim();
-            let typed = e.starts_with('*') || e.starts_with('i') || e.starts_with('u');
-            if typed && !e.contains(':') && !e.contains('[') {
-                format!("{e}:16")
-            } else {
-                e.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn check_ws_example(name: &str) {
     let ex = triton_examples::load(name).unwrap();
     let mut checked = 0;
     for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
         let what = format!("{name}/{}", case.name);
         let mut opts = common::compile_options(&ex.spec, case).unwrap();
-        opts.signature = opts.signature.as_deref().map(claim_alignment);
+        opts.signature = opts.signature.as_deref().map(common::claim_alignment);
         let source = std::fs::read_to_string(&ex.py_path).unwrap();
         let module = tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts)
             .unwrap_or_else(|d| panic!("{what}: {}", d.render(false)));

@@ -29,23 +29,6 @@ use tawa_partitioner::tma_infer::infer_tma;
 
 const SEED: u64 = 3;
 
-/// Declares every integer and pointer parameter of a signature `:16`.
-fn claim_alignment(signature: &str) -> String {
-    signature
-        .split(',')
-        .map(|entry| {
-            let e = entry.trim();
-            let typed = e.starts_with('*') || e.starts_with('i') || e.starts_with('u');
-            if typed && !e.contains(':') && !e.contains('[') {
-                format!("{e}:16")
-            } else {
-                e.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn is_dot_operand(func: &Function, v: Value) -> bool {
     func.ops
         .values()
@@ -62,7 +45,7 @@ fn descriptor_loads_built_from_the_recipes_compute_the_same_results() {
         for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
             let what = format!("{}/{}", ex.name, case.name);
             let mut opts = common::compile_options(&ex.spec, case).unwrap();
-            opts.signature = opts.signature.as_deref().map(claim_alignment);
+            opts.signature = opts.signature.as_deref().map(common::claim_alignment);
             let source = std::fs::read_to_string(&ex.py_path).unwrap();
             let mut module =
                 tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts)
@@ -116,7 +99,7 @@ fn a_wrong_coordinate_is_caught() {
     let ex = triton_examples::load("matmul").unwrap();
     let case = ex.spec.case("ragged_100").unwrap();
     let mut opts = common::compile_options(&ex.spec, case).unwrap();
-    opts.signature = opts.signature.as_deref().map(claim_alignment);
+    opts.signature = opts.signature.as_deref().map(common::claim_alignment);
     let source = std::fs::read_to_string(&ex.py_path).unwrap();
     let mut module =
         tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts).unwrap();

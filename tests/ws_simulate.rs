@@ -58,23 +58,6 @@ impl Pipeline {
     }
 }
 
-/// Declares every integer and pointer parameter of a signature `:16`.
-fn claim_alignment(signature: &str) -> String {
-    signature
-        .split(',')
-        .map(|entry| {
-            let e = entry.trim();
-            let typed = e.starts_with('*') || e.starts_with('i') || e.starts_with('u');
-            if typed && !e.contains(':') && !e.contains('[') {
-                format!("{e}:16")
-            } else {
-                e.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn count_ops(func: &Function, is: impl Fn(&OpKind) -> bool) -> usize {
     let mut n = 0;
     func.walk(&mut |op| n += usize::from(is(&func.ops[op].kind)));
@@ -90,7 +73,7 @@ fn has_ws(func: &Function) -> bool {
 fn compile_aligned(ex: &triton_examples::Example, case: &triton_examples::Case) -> tawa_ir::Module {
     let what = format!("{}/{}", ex.name, case.name);
     let mut opts = common::compile_options(&ex.spec, case).unwrap();
-    opts.signature = opts.signature.as_deref().map(claim_alignment);
+    opts.signature = opts.signature.as_deref().map(common::claim_alignment);
     let source = std::fs::read_to_string(&ex.py_path).unwrap();
     tawa_frontend::compile(&ex.py_path.display().to_string(), &source, &opts)
         .unwrap_or_else(|d| panic!("{what}: {}", d.render(false)))

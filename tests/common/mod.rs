@@ -302,3 +302,24 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         "<non-string panic payload>".to_string()
     }
 }
+
+/// Declares every integer and pointer parameter of a signature `:16`. The
+/// tests that check TMA recipes and warp specialization by meaning use it
+/// so that ragged cases (whose row strides are not 16-byte multiples, which
+/// the TMA inference rightly refuses) still have copies to check:
+/// alignment decides legality on the GPU, not the interpreter's results.
+pub fn claim_alignment(signature: &str) -> String {
+    signature
+        .split(',')
+        .map(|entry| {
+            let e = entry.trim();
+            let typed = e.starts_with('*') || e.starts_with('i') || e.starts_with('u');
+            if typed && !e.contains(':') && !e.contains('[') {
+                format!("{e}:16")
+            } else {
+                e.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
