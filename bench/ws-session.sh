@@ -9,7 +9,8 @@
 # 3. the GEMM table of bench/RESULTS.md: matmul from the pointer-arithmetic
 #    source at 4096^3, 8192^3 and M = N = 8192 with K = 1024 and 16384,
 #    warp-specialized and with --no-ws, against cuBLAS in the same run;
-#    then 8192^3 at the aref depths in DEPTHS (default "3 4").
+#    then 8192^3 at the aref depths in DEPTHS (default "3 4"); BENCH=0
+#    skips this step.
 set -uo pipefail
 out=${1:-gpu-logs}
 mkdir -p "$out"
@@ -35,6 +36,7 @@ if [ "${SUITE:-1}" = 1 ]; then
   status "suite rc=$?"
 fi
 
+if [ "${BENCH:-1}" = 1 ]; then
 cases="--case square_4096 --case square_8192 --case k1024_8192 --case k16384_8192"
 for mode in "" "--no-ws"; do
   echo "== matmul ${mode:-(warp-specialized)}" >> "$log"
@@ -48,4 +50,5 @@ for d in ${DEPTHS-3 4}; do
     --iters ${ITERS:-100} --aref-depth $d >> "$log" 2>&1
   status "bench matmul depth $d rc=$?"
 done
+fi
 cat "$out/status.txt"
