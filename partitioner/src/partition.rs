@@ -31,8 +31,9 @@
 //! is an `i32` counter carried through all of them (from 0), so that it
 //! keeps counting across tiles and loops as the aref contract asks.
 //!
-//! Loads stay `load` ops; turning them into TMA copies is the backend's
-//! job (it reads the same [`TmaPlan`]).
+//! The loads are moved as they are. In the driver's pipeline they are
+//! already `desc_load`s of host-built descriptors (`tma_lower`), which the
+//! backend issues as TMA copies; the plan passed in is limited to those.
 
 use std::collections::{HashMap, HashSet};
 
