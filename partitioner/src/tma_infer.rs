@@ -421,6 +421,12 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                         stores.join(", ")
                     );
                 }
+                if let Some(why) = crate::tma_lower::why_not_lowered(func, r) {
+                    let _ = write!(
+                        out,
+                        "; the warp-specialized backend keeps it an ordinary load: {why}"
+                    );
+                }
                 let _ = writeln!(out);
             }
         }

@@ -52,18 +52,47 @@ pub fn lower_tma_loads(func: &mut Function, plan: &TmaPlan) -> Vec<Op> {
 /// extents and strides the host computes: the recipes
 /// [`lower_tma_loads`] rewrites.
 pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
-    let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
     matches!(r.source, LoadStyle::PointerTile | LoadStyle::BlockPtr)
-        && r.oob_fill == OobFill::Zero
-        && r.dims.len() == tile.len()
-        && r.dims
-            .iter()
-            .enumerate()
-            .all(|(i, d)| d.tile_dim == Some(i) && d.box_size * d.copies == tile[i])
-        && r.dims.iter().all(|d| {
-            matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
-                && over_params(func, &d.stride)
-        })
+        && why_not_lowered(func, r).is_none()
+}
+
+/// Why the copy of recipe `r` does not reach the warp-specialized backend
+/// as a TMA copy (for `--explain`), or `None` when it does: a pointer tile
+/// or block pointer that `lower_tma_loads` rewrites, or a descriptor load
+/// of a descriptor the host can build.
+pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<&'static str> {
+    if matches!(r.source, LoadStyle::TensorDesc | LoadStyle::HostTensorDesc) {
+        return (!host_descriptor_load(func, r.op))
+            .then_some("its descriptor is made from values the host does not have at launch");
+    }
+    let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
+    if r.oob_fill != OobFill::Zero {
+        return Some("out-of-bounds elements read as NaN, which descriptor loads cannot express");
+    }
+    if r.dims.len() != tile.len() {
+        return Some("the copy has dimensions the tile does not (boxes of 1)");
+    }
+    let whole = r
+        .dims
+        .iter()
+        .enumerate()
+        .all(|(i, d)| d.tile_dim == Some(i) && d.box_size * d.copies == tile[i]);
+    if !whole {
+        return Some("the copy's boxes run in another order than the tile (a transposed view)");
+    }
+    if r.dims.iter().any(|d| d.extent == Extent::Unbounded) {
+        return Some(
+            "a dimension is unchecked (no mask or bound), so its extent is unknown at launch",
+        );
+    }
+    let host_shape = r.dims.iter().all(|d| {
+        matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
+            && over_params(func, &d.stride)
+    });
+    if !host_shape {
+        return Some("an extent or stride is computed in the kernel, so the host cannot build its tensor map");
+    }
+    None
 }
 
 /// Whether every atom of `p` is a kernel parameter.
