@@ -382,8 +382,9 @@ enum Outcome {
     Bug(String),
 }
 
-/// Compile, verify, round trip and generate CUDA, or render: everything the
-/// frontend's callers do with a result.
+/// Compile, verify, round trip and generate CUDA (plain and through the
+/// warp-specialized path), or render: everything the frontend's callers do
+/// with a result.
 fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
     match tawa_frontend::compile(path, source, opts) {
         Ok(module) => {
@@ -396,9 +397,21 @@ fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
             // The backend must turn what the frontend accepts into CUDA or a
             // diagnostic, and `--explain` run the TMA inference on it, never
             // a panic (caught by the caller as a bug).
+            // The warp-specialized path (TMA lowering, partitioner, aref
+            // lowering) may refuse, but must not leave IR the verifier
+            // rejects (an internal error, exit code 3).
             for func in &module.functions {
                 let _ = tawa_backend::generate_cuda(func, &Default::default());
                 let _ = tawa_rs::driver::explain_tma(path, func);
+                if let Err(f) = tawa_rs::driver::compile_to_cuda(path, source, func, Some(2), false)
+                {
+                    if f.exit_code == 3 {
+                        return Outcome::Bug(format!(
+                            "the warp-specialized path failed internally:\n{}",
+                            f.message
+                        ));
+                    }
+                }
             }
             Outcome::Compiled
         }
