@@ -198,6 +198,18 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         source.as_deref(),
         opts.mn_major_operands,
     )?;
+    if emitted.smem_bytes > MAX_DYN_SMEM_BYTES {
+        return Err(CodegenError {
+            loc: first_aref_loc(func),
+            message: format!(
+                "the kernel needs {} bytes of shared memory; an sm_90 block can have at most {MAX_DYN_SMEM_BYTES}",
+                emitted.smem_bytes
+            ),
+            notes: vec![
+                "use smaller blocks, or fewer aref slots (`--aref-depth`)".into(),
+            ],
+        });
+    }
     Ok(KernelSource {
         name: func.name.clone(),
         cuda: emitted.cuda,
@@ -206,4 +218,20 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         params,
         tensor_maps: emitted.tensor_maps,
     })
+}
+
+/// The most dynamic shared memory one block may opt into on sm_90 (227 KiB).
+pub const MAX_DYN_SMEM_BYTES: u32 = 227 * 1024;
+
+/// Where to point a shared-memory overflow: the first aref ring, which is
+/// what grows with `--aref-depth`, else nowhere in particular.
+fn first_aref_loc(func: &Function) -> Loc {
+    let mut loc = Loc::UNKNOWN;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if matches!(data.kind, tawa_ir::OpKind::ArefCreate) && !loc.is_known() {
+            loc = data.loc;
+        }
+    });
+    loc
 }
