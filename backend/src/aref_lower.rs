@@ -94,6 +94,14 @@ pub(super) fn plan_rings(
             ));
         };
         let (gets, consumers) = ring_users(func, ring);
+        if consumers == 0 {
+            // An mbarrier needs a positive arrival count, and a ring no one
+            // releases stalls its producer after `depth` puts.
+            return Err(unsupported(
+                data.loc,
+                "an aref that no partition releases (`aref.consumed`)",
+            ));
+        }
         let mut slot = Vec::new();
         let mut slot_bytes = 0;
         for (j, ty) in buffers.iter().enumerate() {
@@ -299,7 +307,9 @@ impl Emitter<'_> {
         for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
             let threads = p.num_warps * WARP_SIZE;
             let first = first_warp * WARP_SIZE;
-            let cond = if i + 1 == partitions.len() {
+            let cond = if partitions.len() == 1 {
+                "{".to_string()
+            } else if i + 1 == partitions.len() {
                 "} else {".to_string()
             } else if i == 0 {
                 format!("if (threadIdx.x < {}) {{", first + threads)
@@ -313,6 +323,15 @@ impl Emitter<'_> {
                 p.role, p.num_warps
             ));
             if let Some(regs) = p.regs {
+                if !(24..=256).contains(&regs) || regs % 8 != 0 {
+                    return Err(unsupported(
+                        data.loc,
+                        format!(
+                            "partition `{}` asks for {regs} registers; `setmaxnreg` takes a multiple of 8 from 24 to 256",
+                            p.role
+                        ),
+                    ));
+                }
                 let even = self.kernel_regs;
                 let dir = if regs < even { "dec" } else { "inc" };
                 if regs != even {
