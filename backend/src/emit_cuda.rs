@@ -24,9 +24,14 @@
 //!   once) or `mma.sync.m16n8k16` per warp reading fragments with
 //!   `ld.shared`. Issue/wait overlap is the pipeliner's job, not this
 //!   pass's: it keeps one synchronous phase per dot.
-//! - Shared memory is one dynamic scratch buffer: every use (conversion,
-//!   cross-warp reduction, dot staging) is a phase that starts with a
-//!   barrier, so phases reuse the same bytes; the size is the largest phase.
+//! - Shared memory is one dynamic buffer: the dot operand buffers, then the
+//!   aref rings and their mbarriers, then the scratch area. Every use of the
+//!   scratch (conversion, cross-warp reduction, dot staging) is a phase
+//!   that starts with a barrier, so phases reuse the same bytes; its size
+//!   is the largest phase.
+//! - Warp-specialized IR (`ws` partitions, arefs, TMA puts) is lowered by
+//!   the child module [`aref_lower`], through the same emitter: inside a
+//!   partition, layouts see its own warps and barriers name its threads.
 
 use std::collections::HashMap;
 use std::fmt::Write;
