@@ -30,7 +30,7 @@
 //!   that starts with a barrier, so phases reuse the same bytes; its size
 //!   is the largest phase.
 //! - Warp-specialized IR (`ws` partitions, arefs, TMA puts) is lowered by
-//!   the child module [`aref_lower`], through the same emitter: inside a
+//!   the child module `aref_lower` (`aref_lower.rs`), through the same emitter: inside a
 //!   partition, layouts see its own warps and barriers name its threads.
 
 use std::collections::HashMap;
