@@ -35,12 +35,13 @@
 
 use std::collections::HashMap;
 
-use tawa_ir::{BinaryOp, ConstValue, Function, Op, OpKind, Type, Value};
+use tawa_ir::{Function, Op, OpKind, Type, Value};
 
 use super::{operand_swizzle, unsupported, Emitter, OperandSmem, Res};
-use crate::codegen::{HostExpr, TensorMapParam};
+use crate::codegen::TensorMapParam;
 use crate::layout::{Layout, MmaVersion, WARP_SIZE};
 use crate::layout_assign::LayoutMap;
+use tawa_ir::host_expr::{host_expr, HostExpr};
 
 /// Where the code being emitted runs: one partition of a `ws` op.
 #[derive(Clone, Copy, Debug)]
@@ -223,34 +224,6 @@ fn buffer_smem(
         ));
     }
     Ok(OperandSmem { k_dim, mn_major, w })
-}
-
-/// The host expression of integer `v`, or `None` when the host cannot
-/// compute it (see `tawa_partitioner::tma_lower::host_computable`).
-fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
-    if let Some(i) = func.params.iter().position(|p| p.value == v) {
-        return Some(HostExpr::Param(i));
-    }
-    let data = &func.ops[func.def_op(v)?];
-    let int = |v: Value| func.ty(v).scalar_type().is_some_and(|s| s.is_int());
-    if !int(v) || !func.ty(v).is_scalar() {
-        return None;
-    }
-    let operand = |i: usize| host_expr(func, data.operands[i]).map(Box::new);
-    match &data.kind {
-        OpKind::Constant(ConstValue::Int(c)) => Some(HostExpr::Const(*c)),
-        OpKind::Cast { .. } => {
-            let from = func.ty(data.operands[0]).scalar_type()?;
-            let to = func.ty(v).scalar_type()?;
-            // Widening keeps the value; narrowing would need wrapping.
-            (from.is_int() && from.byte_size() <= to.byte_size()).then_some(())?;
-            host_expr(func, data.operands[0])
-        }
-        OpKind::Binary(BinaryOp::Add) => Some(HostExpr::Add(operand(0)?, operand(1)?)),
-        OpKind::Binary(BinaryOp::Sub) => Some(HostExpr::Sub(operand(0)?, operand(1)?)),
-        OpKind::Binary(BinaryOp::Mul) => Some(HostExpr::Mul(operand(0)?, operand(1)?)),
-        _ => None,
-    }
 }
 
 impl Emitter<'_> {

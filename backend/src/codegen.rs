@@ -52,31 +52,9 @@ pub struct TensorMapParam {
     pub swizzle_bytes: u32,
 }
 
-/// An integer computed on the host from a kernel's scalar parameters
-/// (64-bit, wrapping like the kernel's own i64 arithmetic).
-#[derive(Clone, Debug, PartialEq)]
-pub enum HostExpr {
-    Const(i64),
-    /// The value of `KernelSource::params[i]` (an integer scalar).
-    Param(usize),
-    Add(Box<HostExpr>, Box<HostExpr>),
-    Sub(Box<HostExpr>, Box<HostExpr>),
-    Mul(Box<HostExpr>, Box<HostExpr>),
-}
-
-impl HostExpr {
-    /// Evaluates with `param(i)` giving integer parameter `i`'s value;
-    /// `None` when a parameter has no integer value.
-    pub fn eval(&self, param: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
-        Some(match self {
-            HostExpr::Const(c) => *c,
-            HostExpr::Param(i) => param(*i)?,
-            HostExpr::Add(a, b) => a.eval(param)?.wrapping_add(b.eval(param)?),
-            HostExpr::Sub(a, b) => a.eval(param)?.wrapping_sub(b.eval(param)?),
-            HostExpr::Mul(a, b) => a.eval(param)?.wrapping_mul(b.eval(param)?),
-        })
-    }
-}
+/// Expressions of `TensorMapParam` (defined in the IR crate, which also
+/// derives them: `tawa_ir::host_expr`).
+pub use tawa_ir::host_expr::HostExpr;
 
 /// A kernel parameter as passed at launch.
 #[derive(Clone, Debug, PartialEq)]

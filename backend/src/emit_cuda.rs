@@ -569,7 +569,7 @@ fn has_arefs(func: &Function) -> bool {
 
 /// Threads per CTA: `num_warps`, or the warps of all partitions of the
 /// kernel's `ws` op.
-pub fn kernel_threads(func: &Function) -> u32 {
+fn kernel_threads(func: &Function) -> u32 {
     let mut warps = func.attrs.num_warps;
     func.walk(&mut |op| {
         if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {

@@ -23,6 +23,7 @@ pub mod axis_info;
 pub mod combine;
 pub mod dce;
 pub mod function;
+pub mod host_expr;
 pub mod interp;
 pub mod ops;
 pub mod parser;

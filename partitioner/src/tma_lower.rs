@@ -22,6 +22,7 @@
 //! others stay ordinary loads. Descriptor loads already are what they
 //! mean and are left alone.
 
+use tawa_ir::host_expr::host_expr;
 use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::affine::{Atom, Poly};
@@ -276,7 +277,8 @@ fn encloses(func: &Function, the_loop: Op, op: Op) -> bool {
 }
 
 /// Whether `op` is a `desc_load` of a descriptor the host can build: one
-/// made by `make_tensor_desc` from values [`host_computable`]. These are
+/// made by `make_tensor_desc` from values the host can compute
+/// (`tawa_ir::host_expr`). These are
 /// the copies the backend issues with `cp.async.bulk.tensor` from a
 /// `CUtensorMap` encoded at launch.
 pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
@@ -291,26 +293,5 @@ pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
         && func.ops[make]
             .operands
             .iter()
-            .all(|&v| host_computable(func, v))
-}
-
-/// Whether `v` is a kernel parameter or an integer computed from
-/// parameters and constants by `+`, `-`, `*` and integer casts: what the
-/// backend's host expressions (`tawa_backend::HostExpr`) evaluate at launch.
-pub fn host_computable(func: &Function, v: Value) -> bool {
-    if func.params.iter().any(|p| p.value == v) {
-        return true;
-    }
-    let Some(def) = func.def_op(v) else {
-        return false;
-    };
-    let data = &func.ops[def];
-    let integer = |v: Value| func.ty(v).scalar_type().is_some_and(|s| s.is_int());
-    let ok_kind = match &data.kind {
-        OpKind::Constant(ConstValue::Int(_)) => true,
-        OpKind::Cast { .. } => integer(v) && integer(data.operands[0]),
-        OpKind::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul) => integer(v),
-        _ => false,
-    };
-    ok_kind && func.ty(v).is_scalar() && data.operands.iter().all(|&o| host_computable(func, o))
+            .all(|&v| host_expr(func, v).is_some())
 }
