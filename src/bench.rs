@@ -208,7 +208,7 @@ pub fn bench_case(
 ) -> Result<CaseBench, CaseFailure> {
     let gpu = &session.gpu;
     let seed = cmd.select.seed;
-    let compiled = harness::compile_case(example, case, cmd.select.ws_depth())?;
+    let compiled = harness::compile_case(example, case, cmd.select.pipeline_options().as_ref())?;
     let report = harness::check_compiled(session, example, case, &compiled, seed)?;
 
     let setup = |e: String| CaseFailure::new(Stage::Setup, e);

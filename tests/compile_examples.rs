@@ -18,6 +18,7 @@ use std::time::Instant;
 
 use tawa_backend::runtime::ptxas_info;
 use tawa_backend::toolchain::{find_nvrtc, find_ptxas, tools_required, ENV_REQUIRE_TOOLS};
+use tawa_pipeliner::PipelineOptions;
 use tawa_rs::harness::compile_case;
 use triton_examples::{Case, Example};
 
@@ -40,6 +41,9 @@ struct Row {
     /// The PTX instructions a warp-specialized kernel is made of that it
     /// lacks.
     ws_missing: Vec<&'static str>,
+    /// ptxas says it serialized wgmmas (C7514/C7515: registers of a group
+    /// in flight touched by other instructions), losing MMA pipelining.
+    wgmma_serialized: Option<String>,
     seconds: f64,
 }
 
@@ -67,7 +71,8 @@ const WS_EXAMPLES: [&str; 7] = [
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let start = Instant::now();
-    let compiled = compile_case(ex, case, Some(2)).map_err(|f| f.to_string())?;
+    let compiled =
+        compile_case(ex, case, Some(&PipelineOptions::default())).map_err(|f| f.to_string())?;
     let report = ptxas_info(&compiled.compiled.ptx).map_err(|e| format!("ptxas: {e}"))?;
     let name = &compiled.kernel.name;
     let res = report
@@ -86,6 +91,11 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
             .into_iter()
             .filter(|i| !compiled.compiled.ptx.contains(i))
             .collect(),
+        wgmma_serialized: report
+            .log
+            .lines()
+            .find(|l| l.contains("wgmma.mma_async instructions are serialized"))
+            .map(str::to_string),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -186,6 +196,9 @@ fn every_example_compiles_to_sm90a_without_spills() {
                         ex.py_path.display(),
                         case.name
                     ));
+                }
+                if let Some(line) = &r.wgmma_serialized {
+                    failures.push(format!("{}: {line}", r.what));
                 }
                 if r.spill_bytes > 0 && !allow_spills {
                     failures.push(format!(

@@ -152,6 +152,38 @@ pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> 
 /// shared memory).
 pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
     let params = kernel_params(func)?;
+    let emitted = emit(func, opts)?;
+    if emitted.smem_bytes > MAX_DYN_SMEM_BYTES {
+        return Err(CodegenError {
+            loc: first_aref_loc(func),
+            message: format!(
+                "the kernel needs {} bytes of shared memory; an sm_90 block can have at most {MAX_DYN_SMEM_BYTES}",
+                emitted.smem_bytes
+            ),
+            notes: vec![
+                "use smaller blocks, or fewer aref slots (`--aref-depth`, `--num-stages`)".into(),
+            ],
+        });
+    }
+    Ok(KernelSource {
+        name: func.name.clone(),
+        cuda: emitted.cuda,
+        num_threads: emitted.num_threads,
+        dyn_smem_bytes: emitted.smem_bytes,
+        params,
+        tensor_maps: emitted.tensor_maps,
+    })
+}
+
+/// The dynamic shared memory the kernel generated from `func` would
+/// need, whether or not a block can have that much (the pipeliner sizes
+/// aref rings from it).
+pub fn shared_memory_bytes(func: &Function, opts: &CodegenOptions) -> Result<u32, CodegenError> {
+    Ok(emit(func, opts)?.smem_bytes)
+}
+
+/// `combine` (on a copy), `layout_assign`, the axis analysis, `emit_cuda`.
+fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emitted, CodegenError> {
     let mut func = func.clone();
     tawa_ir::combine::combine(&mut func);
     if let Err(errors) = tawa_ir::verify_function(&func) {
@@ -169,33 +201,13 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         .source_path
         .as_ref()
         .and_then(|p| std::fs::read_to_string(p).ok());
-    let emitted = crate::emit_cuda::emit(
+    crate::emit_cuda::emit(
         func,
         &layouts,
         &axis,
         source.as_deref(),
         opts.mn_major_operands,
-    )?;
-    if emitted.smem_bytes > MAX_DYN_SMEM_BYTES {
-        return Err(CodegenError {
-            loc: first_aref_loc(func),
-            message: format!(
-                "the kernel needs {} bytes of shared memory; an sm_90 block can have at most {MAX_DYN_SMEM_BYTES}",
-                emitted.smem_bytes
-            ),
-            notes: vec![
-                "use smaller blocks, or fewer aref slots (`--aref-depth`)".into(),
-            ],
-        });
-    }
-    Ok(KernelSource {
-        name: func.name.clone(),
-        cuda: emitted.cuda,
-        num_threads: emitted.num_threads,
-        dyn_smem_bytes: emitted.smem_bytes,
-        params,
-        tensor_maps: emitted.tensor_maps,
-    })
+    )
 }
 
 /// The most dynamic shared memory one block may opt into on sm_90 (227 KiB).

@@ -277,6 +277,12 @@ struct Emitter<'f> {
     kernel_regs: u32,
     /// A partition without the scratch area asked for shared memory.
     scratch_misuse: bool,
+    /// Whether async wgmma groups may be in flight at the point being
+    /// emitted (set by an async `dot`, cleared by a full wait).
+    mma_in_flight: bool,
+    /// `dot_wait {pending = 0}` ops whose wait the loop before them
+    /// already emitted, inside its trip guard ([`Emitter::for_loop`]).
+    waited_by_loop: std::collections::HashSet<Op>,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -463,6 +469,8 @@ pub fn emit(
         tensor_map_names: HashMap::new(),
         kernel_regs: 0,
         scratch_misuse: false,
+        mma_in_flight: false,
+        waited_by_loop: Default::default(),
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
         plan_operand_buffers(func, layouts, mn_major_operands);
@@ -1015,6 +1023,7 @@ impl<'f> Emitter<'f> {
             OpKind::ArefGet => self.aref_get(op),
             OpKind::ArefConsumed => self.aref_consumed(op),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
+            OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
             OpKind::AtomicCas { .. }
@@ -1998,7 +2007,9 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         let f = self.func;
         let data = &f.ops[op];
         let OpKind::Dot {
-            input_precision, ..
+            input_precision,
+            is_async,
+            ..
         } = &data.kind
         else {
             unreachable!()
@@ -2077,7 +2088,10 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
                 m,
                 n,
                 [(a_base, a_smem), (b_base, b_smem)],
+                *is_async,
             )?,
+            // `mma.sync` completes when issued: an async dot is simply done
+            // early, and its `dot_wait` has nothing left to wait for.
             MmaVersion::V2 => {
                 if !matches!(at, ScalarType::F16 | ScalarType::BF16) {
                     return Err(unsupported(data.loc, "`mma.sync` fallback takes f16/bf16 operands only; use 4 warps and BLOCK_M >= 64 for wgmma"));
@@ -2143,6 +2157,41 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         Ok(())
     }
 
+    /// `dot_wait`: `wgmma.wait_group`, then the results are the operands'
+    /// registers, fenced so that the C++ compiler does not move their reads
+    /// above the wait.
+    fn dot_wait(&mut self, op: Op, pending: u32) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        if !self.waited_by_loop.contains(&op) {
+            self.line(format!(
+                "asm volatile(\"wgmma.wait_group.sync.aligned {pending};\" ::: \"memory\");"
+            ));
+        }
+        if pending == 0 {
+            self.mma_in_flight = false;
+        }
+        for (&v, &r) in data.operands.iter().zip(&data.results) {
+            let value = self.vals.get(&v).cloned().ok_or_else(|| {
+                unsupported(data.loc, "internal: dot_wait of a value not yet emitted")
+            })?;
+            if let CVal::Tile(name) = &value {
+                let regs = match self.layouts.home(v) {
+                    Some(l) => l.regs_per_thread(self.ty(v).shape()),
+                    None => {
+                        return Err(unsupported(
+                            data.loc,
+                            "internal: dot_wait of a tile without a layout",
+                        ))
+                    }
+                };
+                self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+            }
+            self.vals.insert(r, value);
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn wgmma(
         &mut self,
@@ -2156,6 +2205,7 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         m: u32,
         n: u32,
         [(a_base, a_smem), (b_base, b_smem)]: [(String, OperandSmem); 2],
+        is_async: bool,
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
         let (kstep, types, can_transpose) = match at {
@@ -2236,8 +2286,13 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
             }
         }
         self.line("asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");");
-        self.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");");
-        self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        // An async dot leaves its group in flight: the `dot_wait` that
+        // retires it waits and fences the accumulators.
+        self.mma_in_flight = is_async;
+        if !is_async {
+            self.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");");
+            self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        }
         self.indent -= 1;
         self.line("}");
         Ok(())
@@ -2263,6 +2318,18 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         }
         let iv = self.name_for(args[0]);
         let ivt = elem_cty(self.elem(args[0]));
+        // A loop that leaves wgmma groups in flight, drained right after:
+        // the drain goes inside a guard on the trip count, so that the
+        // accumulators of the zero-trip path and of the loop meet only
+        // after the wait. Otherwise ptxas sees registers of a group in
+        // flight merge with plain ones and serializes every wgmma of the
+        // loop (its C7514 warning).
+        let drain = self.drain_after(op);
+        let in_flight_at_entry = self.mma_in_flight;
+        if drain.is_some() {
+            self.line(format!("if ({lb} < {ub}) {{"));
+            self.indent += 1;
+        }
         self.line(format!(
             "for ({ivt} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{"
         ));
@@ -2278,10 +2345,38 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         self.copies.pop();
         self.indent -= 1;
         self.line("}");
+        if let Some(wait) = drain {
+            let full_wait = "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");";
+            self.line(full_wait);
+            self.indent -= 1;
+            if in_flight_at_entry {
+                // Groups issued before the loop still need their wait.
+                self.line(format!("}} else {{\n  {full_wait}\n}}"));
+            } else {
+                self.line("}");
+            }
+            self.waited_by_loop.insert(wait);
+            self.mma_in_flight = false;
+        }
         for (i, &r) in data.results.iter().enumerate() {
             self.vals.insert(r, carried[i].0.clone());
         }
         Ok(())
+    }
+
+    /// The `dot_wait {pending = 0}` right after `for` op `the_loop` that
+    /// waits for the groups the loop leaves in flight, if there is one.
+    fn drain_after(&self, the_loop: Op) -> Option<Op> {
+        let f = self.func;
+        let block = f.block_of(the_loop)?;
+        let ops = &f.blocks[block].ops;
+        let next = *ops.get(ops.iter().position(|&o| o == the_loop)? + 1)?;
+        let data = &f.ops[next];
+        let results = &f.ops[the_loop].results;
+        let drains = matches!(data.kind, OpKind::DotWait { pending: 0 })
+            && !data.operands.is_empty()
+            && data.operands.iter().all(|v| results.contains(v));
+        drains.then_some(next)
     }
 
     fn terminator(&self, block: Block) -> Vec<Value> {

@@ -462,6 +462,12 @@ impl Assigner<'_> {
                 let anchor = load_anchor(f, op, self.map.num_warps, self.coalesce_by);
                 self.set(r, anchor, true);
             }
+            // The results are the operands (accumulators in flight).
+            OpKind::DotWait { .. } => {
+                for (&o, &r) in ops.iter().zip(&data.results) {
+                    self.set(r, self.map.home[o].clone(), true);
+                }
+            }
             OpKind::DescLoad | OpKind::AtomicCas { .. } => {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);

@@ -214,6 +214,51 @@ impl Function {
         op
     }
 
+    /// Creates an op and inserts it into `block` at position `index` (an
+    /// index equal to the block's length appends).
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_op(
+        &mut self,
+        block: Block,
+        index: usize,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<Type>,
+        regions: Vec<Block>,
+        loc: Loc,
+    ) -> Op {
+        let op = self.create_op(kind, operands, result_types, regions, loc);
+        self.blocks[block].ops.insert(index, op);
+        op
+    }
+
+    /// Appends a result of type `ty` to `op` (for passes that widen a
+    /// loop's carried values).
+    pub fn add_result(&mut self, op: Op, ty: Type) -> Value {
+        let index = self.ops[op].results.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(op, index),
+            name: None,
+        });
+        self.ops[op].results.push(v);
+        v
+    }
+
+    /// Replaces every use of `old` by `new`, except in the ops of `keep`.
+    pub fn replace_uses(&mut self, old: Value, new: Value, keep: &[Op]) {
+        for (op, data) in self.ops.iter_mut() {
+            if keep.contains(&op) {
+                continue;
+            }
+            for o in &mut data.operands {
+                if *o == old {
+                    *o = new;
+                }
+            }
+        }
+    }
+
     /// Appends a one-result op to `block` and returns its result.
     pub fn append_value(
         &mut self,

@@ -134,6 +134,7 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::Load { .. } => "load".into(),
         OpKind::Store { .. } => "store".into(),
         OpKind::Dot { .. } => "dot".into(),
+        OpKind::DotWait { .. } => "dot_wait".into(),
         OpKind::Reduce { kind, .. } => format!("reduce.{}", kind.name()),
         OpKind::Scan { kind, .. } => format!("scan.{}", scan_kind_name(*kind)),
         OpKind::MakeBlockPtr { .. } => "make_block_ptr".into(),
@@ -669,7 +670,11 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
         OpKind::Dot {
             input_precision,
             max_num_imprecise_acc,
+            is_async,
         } => {
+            if *is_async {
+                a.push("async".into());
+            }
             if *input_precision != InputPrecision::default() {
                 a.push(format!(
                     "input_precision = {}",
@@ -680,6 +685,7 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
                 a.push(format!("max_num_imprecise_acc = {n}"));
             }
         }
+        OpKind::DotWait { pending } => a.push(format!("pending = {pending}")),
         OpKind::Reduce { axis, .. } => a.push(format!("axis = {axis}")),
         OpKind::Scan { axis, reverse, .. } => {
             a.push(format!("axis = {axis}"));

@@ -41,6 +41,7 @@ use tawa_backend::{KernelParam, KernelSource};
 use tawa_frontend::CompileOptions;
 use tawa_ir::interp::{run_grid, InterpOptions, Memory};
 use tawa_ir::{Function, Module};
+use tawa_pipeliner::PipelineOptions;
 use triton_examples::reference::Outputs;
 use triton_examples::{build_inputs, run_reference, Case, Example, ExampleSpec, HostTensor};
 
@@ -150,12 +151,12 @@ impl CompiledCase {
 
 /// Frontend → verifier → CUDA → NVRTC.
 ///
-/// `ws_depth`: warp-specialize with arefs of this depth where the
-/// partitioner finds a loop to split (`None`: the plain kernel).
+/// `ws`: warp-specialize and pipeline so where the partitioner finds a
+/// loop to split (`None`: the plain kernel).
 pub fn compile_case(
     example: &Example,
     case: &Case,
-    ws_depth: Option<u32>,
+    ws: Option<&PipelineOptions>,
 ) -> Result<CompiledCase, CaseFailure> {
     let start = Instant::now();
     let module = frontend_module(example, case)?;
@@ -164,7 +165,8 @@ pub fn compile_case(
     let path = example.py_path.display().to_string();
     let func = driver::kernel_function(&module)
         .map_err(|f| CaseFailure::new(Stage::Frontend, f.message))?;
-    let kernel = driver::compile_to_cuda(&path, &source, func, ws_depth, false)
+    let kernel = driver::compile_to_cuda(&path, &source, func, ws, false)
+        .map(|k| k.source)
         .map_err(|f| CaseFailure::new(Stage::Codegen, f.message))?;
     let compiled = driver::nvrtc(&kernel).map_err(|f| CaseFailure::new(Stage::Nvrtc, f.message))?;
     Ok(CompiledCase {
@@ -404,9 +406,9 @@ pub fn run_case(
     example: &Example,
     case: &Case,
     seed: u64,
-    ws_depth: Option<u32>,
+    ws: Option<&PipelineOptions>,
 ) -> Result<CaseReport, CaseFailure> {
-    let compiled = compile_case(example, case, ws_depth)?;
+    let compiled = compile_case(example, case, ws)?;
     check_compiled(session, example, case, &compiled, seed)
 }
 
@@ -539,7 +541,7 @@ pub fn run_command(cmd: &RunCommand) -> Result<(), Failure> {
             &example,
             case,
             cmd.select.seed,
-            cmd.select.ws_depth(),
+            cmd.select.pipeline_options().as_ref(),
         );
         let secs = start.elapsed().as_secs_f64();
         match result {
