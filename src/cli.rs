@@ -208,6 +208,11 @@ pub struct CaseSelection {
     #[arg(long)]
     pub no_ws: bool,
 
+    /// Triton's `num_stages` for every selected case instead of the
+    /// case's own (see the compile form's `--num-stages`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub num_stages: Option<u32>,
+
     #[command(flatten)]
     pub pipeline: PipelineFlags,
 }

@@ -496,6 +496,10 @@ pub fn select_cases(select: &CaseSelection) -> Result<(Example, Vec<Case>), Fail
         .filter(|c| select.cases.is_empty() || select.cases.contains(&c.name))
         .filter(|c| select.tags.iter().all(|t| c.has_tag(t)))
         .cloned()
+        .map(|mut c| {
+            c.num_stages = select.num_stages.or(c.num_stages);
+            c
+        })
         .collect();
     if cases.is_empty() {
         return Err(Failure::user(format!(
