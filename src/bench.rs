@@ -215,7 +215,9 @@ pub fn bench_case(
     let tensors = build_inputs(case, seed).map_err(setup)?;
     let grid = case.grid().map_err(setup)?;
     let (flops, bytes) = case.bench_work().map_err(setup)?;
-    let bound = launch::bind_launch_args(case, &compiled.kernel.params).map_err(setup)?;
+    let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
+    let resident = gpu.sm_count().map_err(launch_err)?;
+    let grid = compiled.kernel.launch_grid(grid, resident);
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.name)
         .map_err(launch_err)?;

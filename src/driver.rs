@@ -177,13 +177,40 @@ pub fn warp_specialize_function(
     func: &Function,
     opts: &PipelineOptions,
 ) -> Result<Option<Specialized>, Failure> {
-    let Some(mut ws) = partition_function(path, func)? else {
+    // Persistent first (a tile loop the partitioner nests the K loop in),
+    // when the kernel allows it and the result still specializes.
+    let mut persistence = None;
+    let mut ws = None;
+    if opts.persistent {
+        let mut tiled = func.clone();
+        match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
+            Ok(()) => {
+                check_pass("persistent", &tiled)?;
+                ws = partition_function(path, &tiled)?;
+                persistence = Some(match ws {
+                    Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
+                                (parameter `tw_grid_x`), the producer running ahead into the \
+                                next tile"
+                        .to_string(),
+                    None => "kernel: not persistent: nothing to specialize".to_string(),
+                });
+            }
+            Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
+        }
+    }
+    if ws.is_none() {
+        ws = partition_function(path, func)?;
+    }
+    let Some(mut ws) = ws else {
         return Ok(None);
     };
     let smem = measure_shared_memory(path, &ws);
-    let schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
+    let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
     check_pass("the pipeliner", &ws)?;
+    if let Some(p) = persistence {
+        schedule.decisions.insert(0, p);
+    }
     Ok(Some(Specialized { func: ws, schedule }))
 }
 

@@ -62,6 +62,7 @@ impl Pipeline {
                 let opts = PipelineOptions {
                     aref_depth: Some(depth),
                     mma_depth,
+                    ..PipelineOptions::default()
                 };
                 tawa_rs::driver::warp_specialize_function(what, plain, &opts)
                     .unwrap_or_else(|e| panic!("{what}: {e}"))

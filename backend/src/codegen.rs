@@ -28,6 +28,23 @@ pub struct KernelSource {
     /// 128-byte `CUtensorMap` (`KernelArg::Bytes`). Empty for kernels
     /// without TMA copies.
     pub tensor_maps: Vec<TensorMapParam>,
+    /// A persistent kernel's grid parameter (index into `params`): the
+    /// launcher passes the x size of the grid it was asked for there and
+    /// may start fewer programs along x, at least one ([`Self::launch_grid`]).
+    pub grid_param: Option<usize>,
+}
+
+impl KernelSource {
+    /// The grid to start for a launch asked for `grid`, on a device that
+    /// runs `resident` programs at once: a persistent kernel gets at most
+    /// `resident` programs along x (it walks the rest itself); any other
+    /// kernel gets `grid`.
+    pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
+        match self.grid_param {
+            Some(_) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
+            None => grid,
+        }
+    }
 }
 
 /// One TMA tensor map of a kernel, described in terms of the kernel's own
@@ -170,6 +187,11 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         cuda: emitted.cuda,
         num_threads: emitted.num_threads,
         dyn_smem_bytes: emitted.smem_bytes,
+        grid_param: func
+            .attrs
+            .grid_param
+            .as_ref()
+            .and_then(|n| params.iter().position(|p| p.name == *n)),
         params,
         tensor_maps: emitted.tensor_maps,
     })

@@ -89,6 +89,11 @@ pub struct FuncAttrs {
     /// them (`64`, `'leaky_relu'`, `tl.float16`), in source order. Only for
     /// readers and compile caches: the IR already has them folded in.
     pub constexprs: Vec<(String, String)>,
+    /// A persistent kernel's launch contract: the parameter (an `i32`)
+    /// that receives the x size of the grid the kernel was launched for.
+    /// The kernel strides over that many tiles itself, so the launcher may
+    /// start fewer programs along x (one per SM), never zero.
+    pub grid_param: Option<String>,
 }
 
 impl Default for FuncAttrs {
@@ -97,6 +102,7 @@ impl Default for FuncAttrs {
             num_warps: 4,
             num_stages: 3,
             constexprs: Vec::new(),
+            grid_param: None,
         }
     }
 }

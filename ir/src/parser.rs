@@ -665,6 +665,7 @@ impl<'a> Parser<'a> {
             if let Some(c) = a.take_dict(self, "constexprs")? {
                 f.attrs.constexprs = c;
             }
+            f.attrs.grid_param = a.take_str(self, "grid_param")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

@@ -407,6 +407,9 @@ impl Printer<'_> {
                 .collect();
             let _ = write!(self.out, ", constexprs = {{{}}}", items.join(", "));
         }
+        if let Some(p) = &f.attrs.grid_param {
+            let _ = write!(self.out, ", grid_param = {}", quote(p));
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

@@ -3,7 +3,8 @@
 //! It checks, for each function:
 //!
 //! 1. Parameters are exactly the body block's arguments, in order, and the
-//!    body has no parent op.
+//!    body has no parent op; a `grid_param` attribute names an `i32`
+//!    parameter.
 //! 2. Every block reachable from the body is the region of exactly one op,
 //!    and its `parent` is that op; ops without regions are not `for`/`if`/
 //!    `while`, and those have their number of regions (1, 2, 2).
@@ -197,6 +198,15 @@ impl Verifier<'_> {
         };
         if body.parent.is_some() {
             self.error(None, "the body block has a parent op");
+        }
+        if let Some(name) = &f.attrs.grid_param {
+            let i32_param = f.params.iter().any(|p| {
+                p.name == *name
+                    && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
+            });
+            if !i32_param {
+                self.error(None, format!("grid_param `{name}` is not an i32 parameter"));
+            }
         }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {

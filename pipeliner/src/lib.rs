@@ -25,6 +25,7 @@
 pub mod aref_depth;
 pub mod dep_graph;
 pub mod mma_pipeline;
+pub mod persistent;
 
 use tawa_ir::{Function, OpKind};
 
@@ -39,6 +40,9 @@ pub struct PipelineOptions {
     /// WGMMA groups a consumer loop keeps in flight (`--mma-depth`); 0
     /// waits for each iteration's group before releasing its slot.
     pub mma_depth: u32,
+    /// Make one-program-per-tile kernels persistent ([`persistent`];
+    /// `--no-persistent` turns it off).
+    pub persistent: bool,
 }
 
 impl Default for PipelineOptions {
@@ -46,6 +50,7 @@ impl Default for PipelineOptions {
         PipelineOptions {
             aref_depth: None,
             mma_depth: 1,
+            persistent: true,
         }
     }
 }
@@ -59,7 +64,8 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    fn note(&mut self, loc: tawa_ir::Loc, text: String) {
+    /// Records a decision about the op at `loc`.
+    pub fn note(&mut self, loc: tawa_ir::Loc, text: String) {
         if loc.is_known() {
             self.decisions
                 .push(format!("{}:{}: {text}", loc.line, loc.col));

@@ -425,7 +425,9 @@ pub fn check_compiled(
     let launch_err = |e: String| CaseFailure::new(Stage::Launch, e);
     let tensors = build_inputs(case, seed).map_err(setup)?;
     let grid = case.grid().map_err(setup)?;
-    let bound = launch::bind_launch_args(case, &compiled.kernel.params).map_err(setup)?;
+    let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
+    let resident = gpu.sm_count().map_err(|e| launch_err(e.to_string()))?;
+    let grid = compiled.kernel.launch_grid(grid, resident);
 
     let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
     let kernel = gpu
