@@ -376,8 +376,14 @@ fn expected_outputs(
     device: &DeviceTensors,
 ) -> Result<(Outputs, String), String> {
     if !case.has_tag("large") {
-        let outputs =
-            interpreter_outputs(compiled.function(), &compiled.kernel.params, case, tensors)?;
+        let outputs = {
+            // The interpreter runs the unspecialized kernel: its own
+            // parameters, not the compiled kernel's launch contract (a
+            // persistent kernel has one more).
+            let func = compiled.function();
+            let params = tawa_backend::codegen::kernel_params(func).map_err(|e| e.to_string())?;
+            interpreter_outputs(func, &params, case, tensors)?
+        };
         return Ok((outputs, "interpreter".into()));
     }
     match gpu_reference::gpu_reference_kind(&example.spec.reference) {
