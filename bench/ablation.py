@@ -14,7 +14,7 @@ of the Tawa paper's ablation figure) into `--out`.
 The matrix: the plain kernel (`--no-ws`) at num_stages 1, 3 and 4; the
 warp-specialized kernel at aref depths 1 to 4 with no MMA pipelining
 (`--mma-depth 0`); and at the best depths with 1 and 2 WGMMA groups in
-flight. `--points` picks a subset by label. Needs a GPU and the tawa-rs
+flight; and persistent (`--persistent`). `--points` picks a subset by label. Needs a GPU and the tawa-rs
 binary; nothing else (the plot is plain SVG).
 """
 import argparse
@@ -39,6 +39,7 @@ POINTS = [
     ("ws, depth 4, mma 1", ["--aref-depth", "4", "--mma-depth", "1"]),
     ("ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
     ("ws, defaults", []),
+    ("ws, persistent", ["--persistent"]),
 ]
 
 

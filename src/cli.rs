@@ -170,12 +170,11 @@ pub struct PipelineFlags {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub mma_depth: u32,
 
-    /// Keep the grid of one program per tile: by default a warp-specialized
-    /// kernel with a one-axis grid becomes persistent (one program per SM
-    /// walks the tiles, so that the producer loads the next tile during the
-    /// epilogue of the last).
+    /// Make a warp-specialized kernel with a one-axis grid persistent: one
+    /// program per SM walks the tiles, so that the producer loads the next
+    /// tile during the epilogue of the last. Off by default.
     #[arg(long)]
-    pub no_persistent: bool,
+    pub persistent: bool,
 }
 
 impl PipelineFlags {
@@ -183,7 +182,7 @@ impl PipelineFlags {
         PipelineOptions {
             aref_depth: self.aref_depth,
             mma_depth: self.mma_depth,
-            persistent: !self.no_persistent,
+            persistent: self.persistent,
         }
     }
 }

@@ -33,8 +33,10 @@ use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
 use tawa_pipeliner::PipelineOptions;
 
 /// WGMMA groups in flight the driver's pipeline is simulated with (capped
-/// at the aref depth minus one, so depth 1 checks the unpipelined loop).
-const MMA_DEPTHS: [u32; 2] = [1, 2];
+/// at the aref depth minus one, so depth 1 checks the unpipelined loop),
+/// and whether the kernel is made persistent (every depth is run both
+/// ways; two programs walk the tiles, see `tests/common`).
+const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
@@ -55,14 +57,14 @@ impl Pipeline {
         what: &str,
         plain: &Function,
         depth: u32,
-        mma_depth: u32,
+        (mma_depth, persistent): (u32, bool),
     ) -> Option<Function> {
         match self {
             Pipeline::Driver => {
                 let opts = PipelineOptions {
                     aref_depth: Some(depth),
                     mma_depth,
-                    ..PipelineOptions::default()
+                    persistent,
                 };
                 tawa_rs::driver::warp_specialize_function(what, plain, &opts)
                     .unwrap_or_else(|e| panic!("{what}: {e}"))
@@ -125,12 +127,13 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
         .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
         for pipeline in [Pipeline::Driver, Pipeline::PartitionerOnly] {
             let mut specialized_depths = 0;
-            let mma_depths: &[u32] = match pipeline {
+            let mma_depths: &[(u32, bool)] = match pipeline {
                 Pipeline::Driver => &MMA_DEPTHS,
-                Pipeline::PartitionerOnly => &[0],
+                Pipeline::PartitionerOnly => &[(0, false)],
             };
             for (depth, &mma) in (1..=4).flat_map(|d| mma_depths.iter().map(move |m| (d, m))) {
-                let how = format!("{what} ({pipeline:?}, depth {depth}, mma depth {mma})");
+                let how =
+                    format!("{what} ({pipeline:?}, depth {depth}, mma depth / persistent {mma:?})");
                 let Some(ws) = pipeline.specialize(&what, &plain, depth, mma) else {
                     continue;
                 };
@@ -277,7 +280,7 @@ fn an_early_release_is_caught() {
     let case = ex.spec.case("ragged_100").unwrap();
     let mut module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 2, 0)
+        .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
         .expect("matmul is warp-specialized");
     let mut moved = false;
     let blocks: Vec<_> = ws.blocks.keys().collect();
@@ -322,7 +325,7 @@ fn a_release_while_a_wgmma_is_in_flight_is_caught() {
     let case = ex.spec.case("ragged_100").unwrap();
     let mut module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 3, 1)
+        .specialize("matmul/ragged_100", &module.functions[0], 3, (1, false))
         .expect("matmul is warp-specialized");
     let mut loosened = 0;
     let ops: Vec<_> = ws.ops.keys().collect();

@@ -873,6 +873,9 @@ impl<'f> Emitter<'f> {
         if from.same_placement(to, &shape) {
             return Ok(src.to_string());
         }
+        if let Some(name) = self.convert_vectorized(v, src, from, to)? {
+            return Ok(name);
+        }
         let c = elem_cty(self.elem(v));
         let numel: u32 = shape.iter().product();
         let bytes = numel * std::mem::size_of::<u64>().min(access_bytes_c(self.elem(v))) as u32;
@@ -893,6 +896,69 @@ impl<'f> Emitter<'f> {
             "#pragma unroll\nfor (int r = 0; r < {rt}; ++r) {name}[r] = (({c}*)tw_smem)[{lin_to}];"
         ));
         Ok(name)
+    }
+
+    /// [`Emitter::convert`] with vector accesses when both layouts hold
+    /// runs of elements along the last dimension in consecutive registers
+    /// (an MMA accumulator's column pairs, a blocked layout's 16-byte
+    /// vectors): each run moves as one shared-memory access, and rows are
+    /// padded by 16 bytes so that the rows an MMA layout writes at once
+    /// fall in different banks. `None` when the tile does not allow it.
+    fn convert_vectorized(
+        &mut self,
+        v: Value,
+        src: &str,
+        from: &Layout,
+        to: &Layout,
+    ) -> Res<Option<String>> {
+        let Some(pitch) = self.stage_vectorized(v, src, from, to) else {
+            return Ok(None);
+        };
+        let shape = self.ty(v).shape().to_vec();
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let vt = vector_run(to, &shape, eb);
+        let c = elem_cty(self.elem(v));
+        let name = self.name_for(v);
+        let at = |l: &Layout, r: &str| padded_linear_c(l, &shape, r, pitch);
+        let wt = vec_type(vt * eb);
+        let rt = to.regs_per_thread(&shape);
+        self.line(format!("{c} {name}[{rt}];"));
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rt}; r += {vt}) {{\n  union {{ {wt} u; {c} e[{vt}]; }} t;\n  t.u = *({wt}*)(({c}*)tw_smem + {});\n  #pragma unroll\n  for (int e = 0; e < {vt}; ++e) {name}[r + e] = t.e[e];\n}}",
+            at(to, "r")
+        ));
+        Ok(Some(name))
+    }
+
+    /// The write half of [`Emitter::convert_vectorized`]: tile `v`
+    /// (register array `src` in layout `from`) written to the scratch area
+    /// in rows padded by 16 bytes, then a barrier; returns the row pitch in
+    /// elements, or `None` (nothing emitted) when neither layout has
+    /// vectors along the last dimension or rows are not 16-byte multiples.
+    fn stage_vectorized(&mut self, v: Value, src: &str, from: &Layout, to: &Layout) -> Option<u32> {
+        let shape = self.ty(v).shape().to_vec();
+        let &cols = shape.last()?;
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let (vf, vt) = (vector_run(from, &shape, eb), vector_run(to, &shape, eb));
+        if (vf == 1 && vt == 1) || shape.len() < 2 || !(cols * eb).is_multiple_of(16) {
+            return None;
+        }
+        let pitch = cols + 16 / eb;
+        let rows: u32 = shape[..shape.len() - 1].iter().product();
+        self.smem(rows * pitch * eb);
+        let c = elem_cty(self.elem(v));
+        self.line(format!(
+            "// {from} -> {to} through shared memory ({vf}- and {vt}-element vectors, padded rows)"
+        ));
+        self.barrier();
+        let rf = from.regs_per_thread(&shape);
+        let wf = vec_type(vf * eb);
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rf}; r += {vf}) {{\n  union {{ {wf} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  *({wf}*)(({c}*)tw_smem + {}) = t.u;\n}}",
+            padded_linear_c(from, &shape, "r", pitch)
+        ));
+        self.barrier();
+        Some(pitch)
     }
 
     // ------------------------------------------------------------------ blocks
@@ -1443,7 +1509,7 @@ impl<'f> Emitter<'f> {
             return Ok(());
         }
         let shape = self.ty(ptr).shape().to_vec();
-        let layout = self.store_layout(val);
+        let layout = self.pointer_store_layout(ptr, val);
         let regs = layout.regs_per_thread(&shape);
         let eb = access_bytes(self.elem(ptr));
         let mask = if *has_mask {
@@ -1452,8 +1518,20 @@ impl<'f> Emitter<'f> {
             None
         };
         let v = self.vec_width(ptr, mask, &layout, &shape, eb);
+        // A heavy tile stored through another layout streams from shared
+        // memory: staged in its own layout (first, so that its registers
+        // are free before the pointers and the mask are computed), each
+        // vector goes straight from shared to global memory, never the
+        // whole tile in registers twice.
+        let home = self.store_layout(val);
+        let staged = match (v > 1, &home == &layout, self.vals.get(&val)) {
+            (true, false, Some(CVal::Tile(src))) if self.layouts.is_heavy(val) => {
+                let src = src.clone();
+                self.stage_vectorized(val, &src, &home, &layout)
+            }
+            _ => None,
+        };
         let p = self.tile(ptr, &layout)?;
-        let x = self.elem_at(val, &layout, "r")?;
         let m = match mask {
             Some(m) => Some(self.tile(m, &layout)?),
             None => None,
@@ -1462,7 +1540,18 @@ impl<'f> Emitter<'f> {
         if v > 1 && self.ty(val).is_tensor() {
             let c = elem_cty(self.elem(val));
             let vt = vec_type(v * eb);
-            let xa = self.tile(val, &layout)?;
+            let read = match staged {
+                Some(pitch) => format!(
+                    "t.u = *({vt}*)(({c}*)tw_smem + {});",
+                    padded_linear_c(&layout, &shape, &format!("g * {v}"), pitch)
+                ),
+                None => {
+                    let xa = self.tile(val, &layout)?;
+                    format!(
+                        "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
+                    )
+                }
+            };
             self.line(format!(
                 "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
                 regs / v
@@ -1476,9 +1565,7 @@ impl<'f> Emitter<'f> {
                 conds.push(format!("{m}[g * {v}]"));
             }
             self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
-            self.line(format!(
-                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
-            ));
+            self.line(read);
             let st = format!("*({vt}*)({p}[g * {v}]) = t.u;");
             if conds.is_empty() {
                 self.line(st);
@@ -1488,6 +1575,7 @@ impl<'f> Emitter<'f> {
             self.indent -= 1;
             self.line("}");
         } else {
+            let x = self.elem_at(val, &layout, "r")?;
             let mut conds: Vec<String> = own.into_iter().collect();
             if let Some(m) = &m {
                 conds.push(format!("{m}[r]"));
@@ -1507,6 +1595,30 @@ impl<'f> Emitter<'f> {
 
     /// Stores happen in the stored value's layout (data never moves for a
     /// store; the addresses are recomputed instead).
+    /// The layout a tile is stored through pointer tile `ptr` in: its own,
+    /// except that an MMA accumulator tile goes through the coalesced
+    /// layout of the pointers (converted in shared memory, rows padded):
+    /// the accumulator layout would write a few bytes per thread per row,
+    /// half of each 32-byte sector wasted, where a blocked layout writes
+    /// whole 16-byte vectors side by side.
+    fn pointer_store_layout(&self, ptr: Value, val: Value) -> Layout {
+        let home = self.store_layout(val);
+        if !matches!(home, Layout::Mma(_)) || !self.ty(val).is_tensor() {
+            return home;
+        }
+        let anchor = crate::layout_assign::pointer_anchor(
+            self.func,
+            ptr,
+            self.ty(val),
+            self.num_warps,
+            Some(self.axis),
+        );
+        match anchor {
+            Some(a @ Layout::Blocked(_)) => a,
+            _ => home,
+        }
+    }
+
     fn store_layout(&self, val: Value) -> Layout {
         match self.layouts.home(val) {
             Some(l) => l.clone(),
@@ -2489,6 +2601,37 @@ fn linear_c(layout: &Layout, shape: &[u32], r: &str) -> String {
             format!("{co} * {stride}")
         });
         stride *= shape[d];
+    }
+    parts.join(" + ")
+}
+
+/// Elements of a tile of `shape` that `layout` keeps in consecutive
+/// registers along the last dimension, capped at a 16-byte vector.
+fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
+    let last = shape.len() as u32 - 1;
+    match layout.digits(shape).first() {
+        Some(g) if g.dim == last && g.stride == 1 => g.size.min(16 / eb).max(1),
+        _ => 1,
+    }
+}
+
+/// Like [`linear_c`], with rows (the last dimension) `pitch` elements
+/// apart instead of `shape[last]`.
+fn padded_linear_c(layout: &Layout, shape: &[u32], r: &str, pitch: u32) -> String {
+    let mut parts = Vec::new();
+    let mut stride = 1u32;
+    for d in (0..shape.len()).rev() {
+        let co = Emitter::coord_c(layout, shape, d, r);
+        parts.push(if stride == 1 {
+            co
+        } else {
+            format!("({co}) * {stride}")
+        });
+        stride *= if d + 1 == shape.len() {
+            pitch
+        } else {
+            shape[d]
+        };
     }
     parts.join(" + ")
 }

@@ -40,8 +40,9 @@ pub struct PipelineOptions {
     /// WGMMA groups a consumer loop keeps in flight (`--mma-depth`); 0
     /// waits for each iteration's group before releasing its slot.
     pub mma_depth: u32,
-    /// Make one-program-per-tile kernels persistent ([`persistent`];
-    /// `--no-persistent` turns it off).
+    /// Make one-program-per-tile kernels persistent ([`persistent`],
+    /// `--persistent`). Off by default: on the H100 it has not paid yet
+    /// (the epilogue still stalls the consumers; `bench/RESULTS.md`).
     pub persistent: bool,
 }
 
@@ -50,7 +51,7 @@ impl Default for PipelineOptions {
         PipelineOptions {
             aref_depth: None,
             mma_depth: 1,
-            persistent: true,
+            persistent: false,
         }
     }
 }
