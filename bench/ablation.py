@@ -14,11 +14,9 @@ of the Tawa paper's ablation figure) into `--out`.
 The matrix: the plain kernel (`--no-ws`) at num_stages 1, 3 and 4 (the
 plain path does not pipeline its loads yet, so these show what
 num_stages does not do there); the warp-specialized kernel at aref
-depths 1 to 3 with no MMA pipelining (`--mma-depth 0`; with the
-epilogue's staging buffer, 4 slots of a 128x256x64 GEMM no longer fit
-in shared memory); at depths 2 and 3 with 1 and 2 WGMMA groups in
-flight; the defaults; and persistent (`--persistent`). `--points` picks
-a subset by label. Needs a GPU and the tawa-rs
+depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
+4 with 1 WGMMA group in flight and at depth 4 with 2; the defaults; and
+persistent (`--persistent`). `--points` picks a subset by label. Needs a GPU and the tawa-rs
 binary; nothing else (the plot is plain SVG).
 """
 import argparse
@@ -37,9 +35,11 @@ POINTS = [
     ("ws, depth 1, mma 0", ["--aref-depth", "1", "--mma-depth", "0"]),
     ("ws, depth 2, mma 0", ["--aref-depth", "2", "--mma-depth", "0"]),
     ("ws, depth 3, mma 0", ["--aref-depth", "3", "--mma-depth", "0"]),
+    ("ws, depth 4, mma 0", ["--aref-depth", "4", "--mma-depth", "0"]),
     ("ws, depth 2, mma 1", ["--aref-depth", "2", "--mma-depth", "1"]),
     ("ws, depth 3, mma 1", ["--aref-depth", "3", "--mma-depth", "1"]),
-    ("ws, depth 3, mma 2", ["--aref-depth", "3", "--mma-depth", "2"]),
+    ("ws, depth 4, mma 1", ["--aref-depth", "4", "--mma-depth", "1"]),
+    ("ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
     ("ws, defaults", []),
     ("ws, persistent", ["--persistent"]),
 ]

@@ -936,16 +936,43 @@ impl<'f> Emitter<'f> {
     /// elements, or `None` (nothing emitted) when neither layout has
     /// vectors along the last dimension or rows are not 16-byte multiples.
     fn stage_vectorized(&mut self, v: Value, src: &str, from: &Layout, to: &Layout) -> Option<u32> {
+        let pitch = self.staging_pitch(v, from, to)?;
         let shape = self.ty(v).shape().to_vec();
+        let rows: u32 = shape[..shape.len() - 1].iter().product();
+        self.smem(rows * pitch * access_bytes_c(self.elem(v)) as u32);
+        self.stage_band(v, src, from, to, pitch, None);
+        Some(pitch)
+    }
+
+    /// Row pitch (elements) of the padded staging layout between `from`
+    /// and `to`, `None` when it does not apply (see
+    /// [`Emitter::stage_vectorized`]).
+    fn staging_pitch(&self, v: Value, from: &Layout, to: &Layout) -> Option<u32> {
+        let shape = self.ty(v).shape();
         let &cols = shape.last()?;
         let eb = access_bytes_c(self.elem(v)) as u32;
-        let (vf, vt) = (vector_run(from, &shape, eb), vector_run(to, &shape, eb));
+        let (vf, vt) = (vector_run(from, shape, eb), vector_run(to, shape, eb));
         if (vf == 1 && vt == 1) || shape.len() < 2 || !(cols * eb).is_multiple_of(16) {
             return None;
         }
-        let pitch = cols + 16 / eb;
-        let rows: u32 = shape[..shape.len() - 1].iter().product();
-        self.smem(rows * pitch * eb);
+        Some(cols + 16 / eb)
+    }
+
+    /// Writes tile `v` (array `src` in layout `from`) to the staging area,
+    /// between two barriers: all of it, or with `band = (lo, rows)` (2-D
+    /// tiles) only rows `lo .. lo + rows`, at staging row `row - lo`.
+    fn stage_band(
+        &mut self,
+        v: Value,
+        src: &str,
+        from: &Layout,
+        to: &Layout,
+        pitch: u32,
+        band: Option<(&str, u32)>,
+    ) {
+        let shape = self.ty(v).shape().to_vec();
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let (vf, vt) = (vector_run(from, &shape, eb), vector_run(to, &shape, eb));
         let c = elem_cty(self.elem(v));
         self.line(format!(
             "// {from} -> {to} through shared memory ({vf}- and {vt}-element vectors, padded rows)"
@@ -953,12 +980,11 @@ impl<'f> Emitter<'f> {
         self.barrier();
         let rf = from.regs_per_thread(&shape);
         let wf = vec_type(vf * eb);
+        let (at, guard) = staged_at(from, &shape, "r", pitch, band);
         self.line(format!(
-            "#pragma unroll\nfor (int r = 0; r < {rf}; r += {vf}) {{\n  union {{ {wf} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  *({wf}*)(({c}*)tw_smem + {}) = t.u;\n}}",
-            padded_linear_c(from, &shape, "r", pitch)
+            "#pragma unroll\nfor (int r = 0; r < {rf}; r += {vf}) {{\n  union {{ {wf} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  {guard}*({wf}*)(({c}*)tw_smem + {at}) = t.u;\n}}"
         ));
         self.barrier();
-        Some(pitch)
     }
 
     // ------------------------------------------------------------------ blocks
@@ -1525,12 +1551,27 @@ impl<'f> Emitter<'f> {
         // whole tile in registers twice.
         let home = self.store_layout(val);
         let staged = match (v > 1, &home == &layout, self.vals.get(&val)) {
-            (true, false, Some(CVal::Tile(src))) if self.layouts.is_heavy(val) => {
-                let src = src.clone();
-                self.stage_vectorized(val, &src, &home, &layout)
-            }
+            (true, false, Some(CVal::Tile(src))) if self.layouts.is_heavy(val) => self
+                .staging_pitch(val, &home, &layout)
+                .map(|pitch| (src.clone(), pitch)),
             _ => None,
         };
+        // Staged in bands of rows: the band's buffer, not the tile's, is
+        // what the store takes from the shared memory the aref rings
+        // compete for.
+        let band_rows = staged.as_ref().map(|(_, pitch)| {
+            let rows = shape[0];
+            let fit = (STAGING_BYTES / (pitch * eb)).max(1);
+            if shape.len() == 2 && fit < rows {
+                1 << fit.ilog2()
+            } else {
+                rows
+            }
+        });
+        if let (Some((_, pitch)), Some(band)) = (&staged, band_rows) {
+            let rows: u32 = shape[..shape.len() - 1].iter().product();
+            self.smem(band.min(rows) * pitch * eb);
+        }
         let p = self.tile(ptr, &layout)?;
         let m = match mask {
             Some(m) => Some(self.tile(m, &layout)?),
@@ -1540,16 +1581,29 @@ impl<'f> Emitter<'f> {
         if v > 1 && self.ty(val).is_tensor() {
             let c = elem_cty(self.elem(val));
             let vt = vec_type(v * eb);
-            let read = match staged {
-                Some(pitch) => format!(
-                    "t.u = *({vt}*)(({c}*)tw_smem + {});",
-                    padded_linear_c(&layout, &shape, &format!("g * {v}"), pitch)
-                ),
+            let banded = staged.is_some() && band_rows.is_some_and(|b| b < shape[0]);
+            let band = banded.then(|| ("band", band_rows.unwrap_or(1)));
+            let (read, in_band) = match &staged {
+                Some((src, pitch)) => {
+                    if let Some((lo, rows)) = band {
+                        self.line(format!(
+                            "#pragma unroll 1\nfor (int band = 0; band < {}; band += {rows}) {{",
+                            shape[0]
+                        ));
+                        self.indent += 1;
+                        self.stage_band(val, src, &home, &layout, *pitch, Some((lo, rows)));
+                    } else {
+                        self.stage_band(val, src, &home, &layout, *pitch, None);
+                    }
+                    let (at, guard) = staged_at(&layout, &shape, &format!("g * {v}"), *pitch, band);
+                    (format!("t.u = *({vt}*)(({c}*)tw_smem + {at});"), guard)
+                }
                 None => {
                     let xa = self.tile(val, &layout)?;
-                    format!(
+                    let read = format!(
                         "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
-                    )
+                    );
+                    (read, String::new())
                 }
             };
             self.line(format!(
@@ -1558,6 +1612,15 @@ impl<'f> Emitter<'f> {
             ));
             self.indent += 1;
             let mut conds = Vec::new();
+            if !in_band.is_empty() {
+                // `if (cond) ` → the condition alone.
+                conds.push(
+                    in_band
+                        .trim_start_matches("if (")
+                        .trim_end_matches(") ")
+                        .to_string(),
+                );
+            }
             if let Some(o) = Self::owner_c(&layout, &shape, &format!("g * {v}")) {
                 conds.push(o);
             }
@@ -1565,15 +1628,24 @@ impl<'f> Emitter<'f> {
                 conds.push(format!("{m}[g * {v}]"));
             }
             self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
-            self.line(read);
             let st = format!("*({vt}*)({p}[g * {v}]) = t.u;");
             if conds.is_empty() {
+                self.line(read);
                 self.line(st);
+            } else if staged.is_some() {
+                // Rows outside the band are not in shared memory: read
+                // only what is stored.
+                self.line(format!("if ({}) {{ {read} {st} }}", conds.join(" && ")));
             } else {
+                self.line(read);
                 self.line(format!("if ({}) {st}", conds.join(" && ")));
             }
             self.indent -= 1;
             self.line("}");
+            if banded {
+                self.indent -= 1;
+                self.line("}");
+            }
         } else {
             let x = self.elem_at(val, &layout, "r")?;
             let mut conds: Vec<String> = own.into_iter().collect();
@@ -2612,6 +2684,33 @@ fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
     match layout.digits(shape).first() {
         Some(g) if g.dim == last && g.stride == 1 => g.size.min(16 / eb).max(1),
         _ => 1,
+    }
+}
+
+/// Shared memory a staged store's band of rows may take (the rest goes
+/// to the aref rings).
+const STAGING_BYTES: u32 = 32 * 1024;
+
+/// The staging index of register `r` of `layout` and the guard before an
+/// access to it: the padded linear index, or with `band = (lo, rows)`
+/// (2-D) the index within the band and `if (row is in the band) `.
+fn staged_at(
+    layout: &Layout,
+    shape: &[u32],
+    r: &str,
+    pitch: u32,
+    band: Option<(&str, u32)>,
+) -> (String, String) {
+    match band {
+        None => (padded_linear_c(layout, shape, r, pitch), String::new()),
+        Some((lo, rows)) => {
+            let row = Emitter::coord_c(layout, shape, 0, r);
+            let col = Emitter::coord_c(layout, shape, 1, r);
+            (
+                format!("({col}) + (({row}) - {lo}) * {pitch}"),
+                format!("if ((unsigned)(({row}) - {lo}) < {rows}u) "),
+            )
+        }
     }
 }
 
