@@ -166,8 +166,9 @@ pub struct PipelineFlags {
     /// WGMMA groups a consumer loop keeps in flight (MMA pipelining): the
     /// slot of iteration i is released at iteration i + N, after
     /// `wgmma.wait_group N`; 0 waits for every iteration's group. Capped
-    /// at the aref depth minus one. Default 1.
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// at the aref depth minus one. Default 0 (the fastest on the H100 so
+    /// far; `bench/ablation.py` measures the others).
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub mma_depth: u32,
 
     /// Make a warp-specialized kernel with a one-axis grid persistent: one

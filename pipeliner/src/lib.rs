@@ -38,7 +38,12 @@ pub struct PipelineOptions {
     /// from the kernel's `num_stages` and the shared-memory budget.
     pub aref_depth: Option<u32>,
     /// WGMMA groups a consumer loop keeps in flight (`--mma-depth`); 0
-    /// waits for each iteration's group before releasing its slot.
+    /// waits for each iteration's group before releasing its slot. The
+    /// default is 0: on the H100 the 128x256x64 GEMM measured 3-7% slower
+    /// with 1 group in flight at ring depth 3, in four sessions, and level
+    /// at depth 4 (`bench/RESULTS.md`): consecutive groups accumulate into
+    /// the same registers, so the tensor core runs them one after the
+    /// other anyway.
     pub mma_depth: u32,
     /// Make one-program-per-tile kernels persistent ([`persistent`],
     /// `--persistent`). Off by default: on the H100 it has not paid yet
@@ -50,7 +55,7 @@ impl Default for PipelineOptions {
     fn default() -> Self {
         PipelineOptions {
             aref_depth: None,
-            mma_depth: 1,
+            mma_depth: 0,
             persistent: false,
         }
     }

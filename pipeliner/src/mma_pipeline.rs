@@ -91,7 +91,7 @@ pub fn pipeline_mmas(func: &mut Function, mma_depth: u32, schedule: &mut Schedul
                 let p = mma_depth.min(c.ring_depth - 1);
                 if p == 0 {
                     let why = if mma_depth == 0 {
-                        "--mma-depth 0".to_string()
+                        "--mma-depth 0, the default".to_string()
                     } else {
                         format!(
                             "the aref ring has {} slot(s); keeping a group in flight needs more",
