@@ -18,7 +18,10 @@ beside `tawa-rs bench`'s ratio of the same run (same device command).
 Needs PyTorch and Triton (the GPU machine has both); not part of the tests.
 """
 import argparse
+import ast
 import importlib.util
+import os
+import tempfile
 import json
 import math
 import statistics
@@ -43,10 +46,30 @@ def evaluate(expr, env):
 
 
 def load_kernel(path, name):
-    spec = importlib.util.spec_from_file_location("tawa_example", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, name)
+    """The `@triton.jit` functions of `path`, defined from their source
+    with `triton.jit` alone (the file's other decorators, such as
+    `@triton.autotune`, and its module-level code, such as a tutorial's
+    tests and benchmarks, are left out: the case gives the config)."""
+    tree = ast.parse(open(path).read(), path)
+    jitted = []
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        decos = [d for d in node.decorator_list if ast.unparse(d).split("(")[0].endswith("jit")]
+        if decos:
+            node.decorator_list = [ast.parse("triton.jit").body[0].value]
+            jitted.append(node)
+    module = ast.Module(body=jitted, type_ignores=[])
+    namespace = {"triton": triton, "tl": triton.language}
+    # Triton's JIT reads each function's source from its file: write the
+    # extracted functions to a file of their own.
+    out = os.path.join(tempfile.mkdtemp(), os.path.basename(path))
+    with open(out, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n" + ast.unparse(module) + "\n")
+    spec = importlib.util.spec_from_file_location("tawa_same_source", out)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
 
 
 def build_args(spec, case):
@@ -115,8 +138,9 @@ def main():
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--cases-file", help="the launch-case .toml (default: beside the kernel file)")
     opts = p.parse_args()
-    toml_path = opts.example[: -len(".py")] + ".toml"
+    toml_path = opts.cases_file or opts.example[: -len(".py")] + ".toml"
     with open(toml_path, "rb") as f:
         spec = tomllib.load(f)
     kernel = load_kernel(opts.example, spec["kernel"])
