@@ -70,3 +70,34 @@ fn without_explain_stderr_stays_quiet() {
     assert_eq!(code, 0);
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+/// `i32:1` in a signature is Triton's "equal to 1": unit strides written
+/// the Triton way are constants, and the loads they index become TMA.
+#[test]
+fn a_unit_stride_written_as_i32_1_allows_tma() {
+    let sig = |unit: &str| {
+        format!("*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, {unit}, i32:16, {unit}, i32:16, {unit}, 128, 128, 64, 8, ''")
+    };
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/matmul.py",
+        "--signature",
+        &sig("i32:1"),
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr.matches(": TMA 2-D box").count(), 2, "{stderr}");
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/matmul.py",
+        "--signature",
+        &sig("i32"),
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("write `i32:1` for it in the signature")
+            .count(),
+        2,
+        "{stderr}"
+    );
+}

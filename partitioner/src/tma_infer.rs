@@ -891,7 +891,7 @@ impl<'f> Inference<'f> {
                         "no dimension of the tile has unit stride (the last one has stride {c}); TMA needs one contiguous dimension"
                     ),
                     None => format!(
-                        "the innermost stride `{}` is not known to be 1 (specialize it: Triton does when the argument is 1)",
+                        "the innermost stride `{}` is not known to be 1 (write `i32:1` for it in the signature, as Triton does when the argument is 1)",
                         self.render(s)
                     ),
                 });
