@@ -217,7 +217,7 @@ pub fn bench_case(
     let (flops, bytes) = case.bench_work().map_err(setup)?;
     let bound = launch::bind_launch_args(case, &compiled.kernel.params).map_err(setup)?;
     let kernel = gpu
-        .load(&compiled.compiled, &compiled.kernel.name)
+        .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 

@@ -234,7 +234,7 @@ pub fn explain_tma(path: &str, func: &Function) -> String {
 pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
     runtime::compile_cuda(
         &kernel.cuda,
-        &kernel.name,
+        &kernel.symbol,
         &runtime::CompileOptions::default(),
     )
     .map_err(|e| match e {

@@ -547,7 +547,7 @@ pub fn emit(
     writeln!(
         cuda,
         "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
-        func.name,
+        crate::codegen::cuda_symbol(&func.name),
         params.join(", ")
     )
     .unwrap();
