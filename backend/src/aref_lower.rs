@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use tawa_ir::{Function, Op, OpKind, Type, Value};
 
 use super::{operand_swizzle, unsupported, Emitter, OperandSmem, Res};
-use crate::codegen::TensorMapParam;
+use crate::codegen::{TensorMapParam, MAX_DYN_SMEM_BYTES};
 use crate::layout::{Layout, MmaVersion, WARP_SIZE};
 use crate::layout_assign::LayoutMap;
 use tawa_ir::host_expr::{host_expr, HostExpr};
@@ -103,16 +103,42 @@ pub(super) fn plan_rings(
                 "an aref that no partition releases (`aref.consumed`)",
             ));
         }
+        // Sizes in u64 and bounded by what a block may have: the depth is
+        // the user's (`--aref-depth`), and any product may overflow u32.
+        let too_big = |bytes: u64| {
+            unsupported(
+                data.loc,
+                format!(
+                    "an aref ring of {depth} slots needs at least {bytes} bytes of shared memory; \
+                     an sm_90 block can have at most {MAX_DYN_SMEM_BYTES} (use fewer aref slots, \
+                     `--aref-depth`, or smaller blocks)"
+                ),
+            )
+        };
+        let limit = u64::from(MAX_DYN_SMEM_BYTES);
         let mut slot = Vec::new();
-        let mut slot_bytes = 0;
+        let mut slot_bytes: u64 = 0;
         for (j, ty) in buffers.iter().enumerate() {
             let smem =
                 buffer_smem(func, layouts, &gets, j, ty).map_err(|m| unsupported(data.loc, m))?;
-            let bytes =
-                ty.shape().iter().product::<u32>() * ty.scalar_type().map_or(4, |s| s.byte_size());
-            slot.push((slot_bytes, smem, bytes));
+            let bytes = ty.shape().iter().fold(
+                u64::from(ty.scalar_type().map_or(4, |s| s.byte_size())),
+                |n, &d| n.saturating_mul(u64::from(d)),
+            );
+            if slot_bytes.saturating_add(bytes) > limit {
+                return Err(too_big(slot_bytes.saturating_add(bytes)));
+            }
+            slot.push((slot_bytes as u32, smem, bytes as u32));
             slot_bytes += bytes.div_ceil(1024) * 1024;
         }
+        let ring_end = u64::from(at)
+            .saturating_add(slot_bytes.saturating_mul(u64::from(*depth)))
+            .saturating_add(16u64.saturating_mul(u64::from(*depth)));
+        if ring_end > limit {
+            return Err(too_big(ring_end - u64::from(at)));
+        }
+        // Every size below is at most `limit`, which fits u32.
+        let slot_bytes = slot_bytes as u32;
         let ring_bytes = slot_bytes * depth;
         let full = at + ring_bytes;
         let empty = full + 8 * depth;
