@@ -187,6 +187,12 @@ pub fn warp_specialize_function(
         .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
+        // A transposed copy is read in place by wgmma only from an aref
+        // slot; one the partitioner left in the consumer would need a
+        // register transpose: keep the kernel plain instead.
+        if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
+            return Ok(None);
+        }
     }
     Ok(ws)
 }

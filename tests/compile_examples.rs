@@ -55,7 +55,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 7] = [
+const WS_EXAMPLES: [&str; 8] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -63,6 +63,7 @@ const WS_EXAMPLES: [&str; 7] = [
     "persistent_matmul",
     "geglu_dual_gemm",
     "gemm_row_reduce",
+    "weight_grad",
 ];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {

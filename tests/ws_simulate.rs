@@ -225,6 +225,13 @@ fn geglu_dual_gemm() {
     check_example("geglu_dual_gemm", &["ragged_100"]);
 }
 
+/// A column-major A (X read transposed): its copy is a box in the other
+/// order, `trans` of which the dot reads.
+#[test]
+fn weight_grad() {
+    check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
+}
+
 #[test]
 fn matmul_tma_host() {
     check_example("matmul_tma_host", &["ragged_100"]);

@@ -1017,6 +1017,14 @@ impl<'f> Emitter<'f> {
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            // A column-major operand's slot, copied in box order: wgmma
+            // reads it in place (the slot's layout is planned for the dot
+            // that reads the transpose, `aref_lower::buffer_smem`).
+            OpKind::Trans { .. } if self.views.contains_key(&data.operands[0]) => {
+                let view = self.views[&data.operands[0]].clone();
+                self.views.insert(data.results[0], view);
+                Ok(())
+            }
             OpKind::AtomicCas { .. }
             | OpKind::Scan { .. }
             | OpKind::Reshape

@@ -15,8 +15,10 @@
 //! - the address arithmetic the load used is left for dead-code removal.
 //!
 //! Only recipes whose copy *is* the tile are rewritten: the boxes cover
-//! exactly the tile's dimensions in the tile's order (no transposed view,
-//! no extra dimension of box 1), out-of-bounds elements read as zero, and
+//! exactly the tile's dimensions (no extra dimension of box 1), in the
+//! tile's order or — for a tile only `dot`s read, a column-major operand —
+//! in another, which becomes `trans` of the copied block (wgmma reads it
+//! in place with its transpose bit), out-of-bounds elements read as zero, and
 //! every extent and stride is a polynomial in kernel parameters (no
 //! `Unbounded` extent, which only the kernel's own addresses bound). The
 //! others stay ordinary loads. Descriptor loads already are what they
@@ -73,13 +75,14 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<&'static str> {
     if r.dims.len() != tile.len() {
         return Some("the copy has dimensions the tile does not (boxes of 1)");
     }
-    let whole = r
-        .dims
-        .iter()
-        .enumerate()
-        .all(|(i, d)| d.tile_dim == Some(i) && d.box_size * d.copies == tile[i]);
-    if !whole {
-        return Some("the copy's boxes run in another order than the tile (a transposed view)");
+    let Some(perm) = box_order(r, &tile) else {
+        return Some("the copy's boxes do not cover the tile dimension by dimension");
+    };
+    let in_order = perm.iter().enumerate().all(|(i, &p)| p as usize == i);
+    if !in_order && !only_dot_operand(func, r.op) {
+        return Some(
+            "the copy's boxes run in another order than the tile (a transposed view), and the tile is used other than as a `tl.dot` operand",
+        );
     }
     if r.dims.iter().any(|d| d.extent == Extent::Unbounded) {
         return Some(
@@ -96,6 +99,44 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<&'static str> {
     None
 }
 
+/// For a copy whose boxes cover the tile exactly, dimension by dimension
+/// (possibly in another order: a column-major operand's box runs K or M
+/// innermost), the tile's dimensions in box order: `trans` of the copied
+/// block by this permutation is the tile. `None` otherwise.
+fn box_order(r: &TmaRecipe, tile: &[u32]) -> Option<Vec<u32>> {
+    if r.dims.len() != tile.len() {
+        return None;
+    }
+    let mut perm = vec![u32::MAX; tile.len()];
+    for (j, d) in r.dims.iter().enumerate() {
+        let t = d.tile_dim?;
+        if t >= tile.len() || perm[t] != u32::MAX || d.box_size * d.copies != tile[t] {
+            return None;
+        }
+        perm[t] = j as u32;
+    }
+    Some(perm)
+}
+
+/// Whether every use of `load`'s tile is an A or B operand of a `dot`: a
+/// transposed copy is then read by wgmma in place, through its transpose
+/// bit, with no register transpose.
+fn only_dot_operand(func: &Function, load: Op) -> bool {
+    let tile = func.ops[load].results[0];
+    let mut used = false;
+    let mut only_dots = true;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        for (i, &v) in data.operands.iter().enumerate() {
+            if v == tile {
+                used = true;
+                only_dots &= matches!(data.kind, OpKind::Dot { .. }) && i < 2;
+            }
+        }
+    });
+    used && only_dots
+}
+
 /// Whether every atom of `p` is a kernel parameter.
 fn over_params(func: &Function, p: &Poly) -> bool {
     p.atoms().all(|a| match a {
@@ -110,11 +151,32 @@ fn over_params(func: &Function, p: &Poly) -> bool {
 fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option<Op> {
     let tile_ty = func.ty(func.ops[r.op].results[0]).clone();
     debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
+    let perm = box_order(r, tile_ty.shape())?;
+    // The block the copy writes, in box order; a transposed view is the
+    // `trans` of it.
+    let block: Vec<u32> = r.dims.iter().map(|d| d.box_size * d.copies).collect();
     let mut at_top = Vec::new();
-    let desc = make_descriptor(func, r, tile_ty.shape().to_vec(), None, &mut at_top)?;
+    let desc = make_descriptor(func, r, block.clone(), None, &mut at_top)?;
     let mut at_load = Vec::new();
-    let value = load_descriptor(func, r, desc, tile_ty, &mut at_load)?;
+    let block_ty = Type::tensor(block, Elem::Scalar(r.elem));
+    let copied = load_descriptor(func, r, desc, block_ty, &mut at_load)?;
     let new_load = *at_load.last()?;
+    let value = if perm.iter().enumerate().all(|(i, &p)| p as usize == i) {
+        copied
+    } else {
+        let trans = func.create_op(
+            OpKind::Trans { perm },
+            vec![copied],
+            vec![tile_ty],
+            vec![],
+            r.loc,
+        );
+        at_load.push(trans);
+        if let Some(name) = func.values[func.ops[r.op].results[0]].name.clone() {
+            func.set_name(copied, format!("{name}_box"));
+        }
+        func.ops[trans].results[0]
+    };
     replace_load(func, r.op, at_load, value)?;
     prologue.append(&mut at_top);
     Some(new_load)
@@ -294,4 +356,21 @@ pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
             .operands
             .iter()
             .all(|&v| host_expr(func, v).is_some())
+}
+
+/// Whether every `trans` of a `desc_load` that [`lower_tma_loads`] wrote
+/// for a transposed view reads an aref slot instead: after partitioning,
+/// the copies the producer moved are `aref.get` results, and wgmma reads
+/// those in place; a transposed copy left in the consumer is not.
+pub fn transposed_copies_in_slots(func: &Function) -> bool {
+    let mut ok = true;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if matches!(data.kind, OpKind::Trans { .. }) {
+            if let Some(def) = func.def_op(data.operands[0]) {
+                ok &= !matches!(func.ops[def].kind, OpKind::DescLoad);
+            }
+        }
+    });
+    ok
 }

@@ -252,3 +252,15 @@ fn attention_q_k_v_are_tma_with_head_dimensions_of_box_one() {
         },
     );
 }
+
+#[test]
+fn weight_grad_reads_x_transposed_through_tma() {
+    example("weight_grad", &["tokens_8192", "ragged_all"], |_, f, p| {
+        // X^T's tile [BLOCK_M, BLOCK_K] is contiguous along M: the box runs
+        // [K, M], M innermost.
+        let x = tma(f, p, "x_t");
+        assert!(x.is_transposed());
+        assert_eq!(x.dims[1].tile_dim, Some(0));
+        assert!(!tma(f, p, "dy").is_transposed());
+    });
+}
