@@ -215,6 +215,20 @@ fn persistent_matmul() {
     );
 }
 
+/// The persistent tutorial's clamp (`tl.where(offs < M, offs, 0)`): the
+/// clamped rows only reach masked stores, as `% M` rows do.
+#[test]
+fn persistent_matmul_clamped() {
+    check_example(
+        "persistent_matmul_clamped",
+        &[
+            "ragged_few_programs",
+            "ragged_tma_few_programs",
+            "ragged_tma_clamped",
+        ],
+    );
+}
+
 #[test]
 fn gemm_row_reduce() {
     check_example("gemm_row_reduce", &["ragged_100"]);

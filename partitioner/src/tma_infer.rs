@@ -222,8 +222,10 @@ pub struct TmaDim {
 pub struct WrapProof {
     pub tile_dim: usize,
     pub modulus: Poly,
-    /// The `%` op.
+    /// The `%` op (or the clamping `where`).
     pub wrapped_at: Loc,
+    /// `wrapped modulo` or `clamped below` ([`crate::affine::Wrap::how`]).
+    pub how: &'static str,
     /// Every store that rows of the tile reach; each masks the rows at or
     /// past the modulus.
     pub stores: Vec<Loc>,
@@ -414,7 +416,8 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                         .collect();
                     let _ = write!(
                         out,
-                        "; indices wrapped modulo {} at {}:{} only reach stores that mask them ({})",
+                        "; indices {} {} at {}:{} only reach stores that mask them ({})",
+                        w.how,
                         w.modulus.render(&name),
                         w.wrapped_at.line,
                         w.wrapped_at.col,
@@ -1060,6 +1063,7 @@ impl<'f> Inference<'f> {
                 tile_dim: *d,
                 modulus: w.modulus.clone(),
                 wrapped_at: w.at,
+                how: w.how(),
                 stores,
             });
         }

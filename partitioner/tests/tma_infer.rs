@@ -264,3 +264,20 @@ fn weight_grad_reads_x_transposed_through_tma() {
         assert!(!tma(f, p, "dy").is_transposed());
     });
 }
+
+#[test]
+fn clamped_persistent_matmul_loads_are_tma() {
+    example(
+        "persistent_matmul_clamped",
+        &["square_4096", "ragged_tma_clamped"],
+        |case, f, p| {
+            let a = tma(f, p, "a");
+            let b = tma(f, p, "b");
+            if case == "square_4096" {
+                assert_eq!(a.wrap_proofs.len(), 1, "rows clamped below M");
+                assert_eq!(a.wrap_proofs[0].how, "clamped below");
+            }
+            assert_eq!(b.wrap_proofs.len(), 1, "columns clamped below N");
+        },
+    );
+}
