@@ -62,39 +62,65 @@ pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
 /// Why the copy of recipe `r` does not reach the warp-specialized backend
 /// as a TMA copy (for `--explain`), or `None` when it does: a pointer tile
 /// or block pointer that `lower_tma_loads` rewrites, or a descriptor load
-/// of a descriptor the host can build.
-pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<&'static str> {
+/// of a descriptor the host can build. Each reason ends with the smallest
+/// source change that lifts it.
+pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
     if matches!(r.source, LoadStyle::TensorDesc | LoadStyle::HostTensorDesc) {
-        return (!host_descriptor_load(func, r.op))
-            .then_some("its descriptor is made from values the host does not have at launch");
+        return (!host_descriptor_load(func, r.op)).then(|| {
+            "its descriptor is made from values the host does not have at launch; \
+             build it from the kernel's arguments (shapes and strides passed in) \
+             or pass it as a host `TensorDescriptor`"
+                .to_string()
+        });
     }
     let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
     if r.oob_fill != OobFill::Zero {
-        return Some("out-of-bounds elements read as NaN, which descriptor loads cannot express");
+        return Some(
+            "out-of-bounds elements read as NaN, which descriptor loads cannot express; \
+             load with `padding_option=\"zero\"`"
+                .into(),
+        );
     }
     if r.dims.len() != tile.len() {
-        return Some("the copy has dimensions the tile does not (boxes of 1)");
+        return Some(
+            "the copy has dimensions the tile does not (boxes of 1: a batch or head \
+             offset of the base pointer), which the warp-specialized backend does not \
+             copy yet"
+                .into(),
+        );
     }
     let Some(perm) = box_order(r, &tile) else {
-        return Some("the copy's boxes do not cover the tile dimension by dimension");
+        return Some("the copy's boxes do not cover the tile dimension by dimension".into());
     };
     let in_order = perm.iter().enumerate().all(|(i, &p)| p as usize == i);
     if !in_order && !only_dot_operand(func, r.op) {
         return Some(
-            "the copy's boxes run in another order than the tile (a transposed view), and the tile is used other than as a `tl.dot` operand",
+            "the copy's boxes run in another order than the tile (a transposed view), and \
+             the tile is used other than as a `tl.dot` operand; use the transposed tile \
+             only in `tl.dot`"
+                .into(),
         );
     }
-    if r.dims.iter().any(|d| d.extent == Extent::Unbounded) {
-        return Some(
-            "a dimension is unchecked (no mask or bound), so its extent is unknown at launch",
-        );
+    if let Some(d) = r.dims.iter().find(|d| d.extent == Extent::Unbounded) {
+        let which = d.tile_dim.map_or("a dimension".to_string(), |t| {
+            format!("dimension {t} of the tile")
+        });
+        return Some(format!(
+            "{which} is unchecked (no mask or bound), so its extent is unknown at launch; \
+             bound it in the load's mask (`& (offs < M)` along it) or wrap its index \
+             (`offs % M`), and the extent becomes that kernel argument"
+        ));
     }
     let host_shape = r.dims.iter().all(|d| {
         matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
             && over_params(func, &d.stride)
     });
     if !host_shape {
-        return Some("an extent or stride is computed in the kernel, so the host cannot build its tensor map");
+        return Some(
+            "an extent or stride is computed in the kernel, so the host cannot build its \
+             tensor map; pass it as a kernel argument"
+                .into(),
+        );
     }
     None
 }
