@@ -246,6 +246,16 @@ fn weight_grad() {
     check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
 }
 
+/// No masks at all: the copies' extents are the ones any unmasked load
+/// allows (the largest coordinate, the row stride).
+#[test]
+fn glu_dual_gemm_unmasked() {
+    check_example(
+        "glu_dual_gemm_unmasked",
+        &["blocks_192x96x96", "blocks_64x128x160"],
+    );
+}
+
 #[test]
 fn matmul_tma_host() {
     check_example("matmul_tma_host", &["ragged_100"]);

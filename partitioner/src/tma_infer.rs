@@ -369,6 +369,14 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 let list = |f: &dyn Fn(&TmaDim) -> String| -> String {
                     r.dims.iter().map(f).collect::<Vec<_>>().join(", ")
                 };
+                let list_j = |f: &dyn Fn(usize, &TmaDim) -> String| -> String {
+                    r.dims
+                        .iter()
+                        .enumerate()
+                        .map(|(j, d)| f(j, d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let _ = write!(
                     out,
                     "TMA {}-D box [{}] {}",
@@ -394,8 +402,11 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 let _ = write!(
                     out,
                     ", extents [{}]",
-                    list(&|d| match &d.extent {
-                        Extent::Unbounded => "unchecked".to_string(),
+                    list_j(&|j, d| match &d.extent {
+                        Extent::Unbounded => match crate::tma_lower::unchecked_extent(r, j) {
+                            Some(p) => format!("{} (unchecked)", p.render(&name)),
+                            None => "unchecked".to_string(),
+                        },
                         Extent::Expr(p, origin) => {
                             let p = p.render(&name);
                             match origin {

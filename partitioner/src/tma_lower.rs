@@ -19,8 +19,9 @@
 //! tile's order or — for a tile only `dot`s read, a column-major operand —
 //! in another, which becomes `trans` of the copied block (wgmma reads it
 //! in place with its transpose bit), out-of-bounds elements read as zero, and
-//! every extent and stride is a polynomial in kernel parameters (no
-//! `Unbounded` extent, which only the kernel's own addresses bound). The
+//! every extent and stride is a polynomial in kernel parameters. An
+//! `Unbounded` extent (a dimension the kernel never checks) is any extent
+//! that covers the load's coordinates: [`unchecked_extent`]. The
 //! others stay ordinary loads. Descriptor loads already are what they
 //! mean and are left alone.
 
@@ -101,7 +102,12 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
                 .into(),
         );
     }
-    if let Some(d) = r.dims.iter().find(|d| d.extent == Extent::Unbounded) {
+    let unextended = r
+        .dims
+        .iter()
+        .enumerate()
+        .find(|(j, d)| d.extent == Extent::Unbounded && unchecked_extent(r, *j).is_none());
+    if let Some((_, d)) = unextended {
         let which = d.tile_dim.map_or("a dimension".to_string(), |t| {
             format!("dimension {t} of the tile")
         });
@@ -111,9 +117,12 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
              (`offs % M`), and the extent becomes that kernel argument"
         ));
     }
-    let host_shape = r.dims.iter().all(|d| {
-        matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
-            && over_params(func, &d.stride)
+    let host_shape = r.dims.iter().enumerate().all(|(j, d)| {
+        let extent = match &d.extent {
+            Extent::Expr(e, _) => Some(e.clone()),
+            Extent::Unbounded => unchecked_extent(r, j),
+        };
+        extent.is_some_and(|e| over_params(func, &e)) && over_params(func, &d.stride)
     });
     if !host_shape {
         return Some(
@@ -123,6 +132,30 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
         );
     }
     None
+}
+
+/// The largest coordinate a TMA copy can name (coordinates are signed
+/// 32-bit): the extent of an unchecked outermost dimension.
+pub const UNCHECKED_OUTER_EXTENT: i64 = i32::MAX as i64;
+
+/// The extent the copy of recipe `r` gets along dimension `j` (outermost
+/// first) when the kernel never checks it. An unmasked load promises that
+/// every address it reads is valid, so any extent covering its
+/// coordinates is correct: the outermost dimension gets the largest
+/// coordinate TMA takes, [`UNCHECKED_OUTER_EXTENT`]; an inner one the
+/// next-outer stride over its own (rows do not overlap, which is also
+/// what a tensor map may describe). `None` when that quotient is not a
+/// polynomial.
+pub fn unchecked_extent(r: &TmaRecipe, j: usize) -> Option<Poly> {
+    if j == 0 {
+        return Some(Poly::constant(UNCHECKED_OUTER_EXTENT));
+    }
+    let outer = &r.dims.get(j - 1)?.stride;
+    let terms: Vec<_> = r.dims.get(j)?.stride.terms().collect();
+    let [(atoms, c)] = terms.as_slice() else {
+        return None;
+    };
+    outer.div_exact(atoms, *c)
 }
 
 /// For a copy whose boxes cover the tile exactly, dimension by dimension
@@ -209,9 +242,9 @@ fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option
 }
 
 /// Appends to `ops` the `make_tensor_desc` of the recipe's base, extents
-/// and strides, with block shape `block`; its value. `at` is where the
-/// ops will be (see [`materialize`]). `None` if an extent is
-/// [`Extent::Unbounded`] or a form is not computable at `at`.
+/// (an unchecked one as [`unchecked_extent`]) and strides, with block
+/// shape `block`; its value. `at` is where the ops will be (see
+/// [`materialize`]). `None` if a form is not computable at `at`.
 pub fn make_descriptor(
     func: &mut Function,
     r: &TmaRecipe,
@@ -220,11 +253,12 @@ pub fn make_descriptor(
     ops: &mut Vec<Op>,
 ) -> Option<Value> {
     let mut operands = vec![r.base];
-    for d in &r.dims {
-        let Extent::Expr(e, _) = &d.extent else {
-            return None;
+    for (j, d) in r.dims.iter().enumerate() {
+        let e = match &d.extent {
+            Extent::Expr(e, _) => e.clone(),
+            Extent::Unbounded => unchecked_extent(r, j)?,
         };
-        operands.push(materialize(func, e, at, r.loc, ops)?);
+        operands.push(materialize(func, &e, at, r.loc, ops)?);
     }
     for d in &r.dims {
         operands.push(materialize(func, &d.stride, at, r.loc, ops)?);

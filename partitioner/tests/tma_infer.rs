@@ -20,7 +20,7 @@ use expect_test::expect_file;
 use tawa_frontend::{compile, CompileOptions};
 use tawa_ir::axis_info;
 use tawa_ir::{Function, Module};
-use tawa_partitioner::tma_infer::{explain, infer_tma, LoadStyle, TmaPlan, TmaRecipe};
+use tawa_partitioner::tma_infer::{explain, infer_tma, Extent, LoadStyle, TmaPlan, TmaRecipe};
 
 fn the_kernel(module: Module, name: Option<&str>) -> Function {
     let mut fs = module.functions;
@@ -280,4 +280,13 @@ fn clamped_persistent_matmul_loads_are_tma() {
             assert_eq!(b.wrap_proofs.len(), 1, "columns clamped below N");
         },
     );
+}
+
+#[test]
+fn unmasked_dual_gemm_loads_are_tma_with_unchecked_extents() {
+    example("glu_dual_gemm_unmasked", &["ffn_4096x11008"], |_, f, p| {
+        let r = tma(f, p, "a");
+        assert!(r.dims.iter().all(|d| d.extent == Extent::Unbounded));
+        assert!(tawa_partitioner::tma_lower::why_not_lowered(f, r).is_none());
+    });
 }
