@@ -75,24 +75,21 @@ fn without_explain_stderr_stays_quiet() {
 /// the Triton way are constants, and the loads they index become TMA.
 #[test]
 fn a_unit_stride_written_as_i32_1_allows_tma() {
-    let sig = |unit: &str| {
-        format!("*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, {unit}, i32:16, {unit}, i32:16, {unit}, 128, 128, 64, 8, ''")
+    // The matmul example's explanation with its unit strides written `unit`.
+    let explain = |unit: &str| {
+        let sig = format!("*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, {unit}, i32:16, {unit}, i32:16, {unit}, 128, 128, 64, 8, ''");
+        let (code, _, stderr) = run(&[
+            "triton-examples/kernels/matmul.py",
+            "--signature",
+            &sig,
+            "--explain",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
     };
-    let (code, _, stderr) = run(&[
-        "triton-examples/kernels/matmul.py",
-        "--signature",
-        &sig("i32:1"),
-        "--explain",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let stderr = explain("i32:1");
     assert_eq!(stderr.matches(": TMA 2-D box").count(), 2, "{stderr}");
-    let (code, _, stderr) = run(&[
-        "triton-examples/kernels/matmul.py",
-        "--signature",
-        &sig("i32"),
-        "--explain",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let stderr = explain("i32");
     assert_eq!(
         stderr
             .matches("write `i32:1` for it in the signature")
