@@ -55,7 +55,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 10] = [
+const WS_EXAMPLES: [&str; 9] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -65,7 +65,6 @@ const WS_EXAMPLES: [&str; 10] = [
     "gemm_row_reduce",
     "weight_grad",
     "persistent_matmul_clamped",
-    "glu_dual_gemm_unmasked",
 ];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {

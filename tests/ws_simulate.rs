@@ -246,14 +246,12 @@ fn weight_grad() {
     check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
 }
 
-/// No masks at all: the copies' extents are the ones any unmasked load
-/// allows (the largest coordinate, the row stride).
+/// No masks at all: the inner dimensions have no extent a tensor map can
+/// hold, so the driver keeps the kernel plain (the partitioner alone, on
+/// the unlowered loads, still specializes it).
 #[test]
 fn glu_dual_gemm_unmasked() {
-    check_example(
-        "glu_dual_gemm_unmasked",
-        &["blocks_192x96x96", "blocks_64x128x160"],
-    );
+    check_example("glu_dual_gemm_unmasked", &[]);
 }
 
 #[test]

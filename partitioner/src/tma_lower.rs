@@ -20,8 +20,8 @@
 //! in another, which becomes `trans` of the copied block (wgmma reads it
 //! in place with its transpose bit), out-of-bounds elements read as zero, and
 //! every extent and stride is a polynomial in kernel parameters. An
-//! `Unbounded` extent (a dimension the kernel never checks) is any extent
-//! that covers the load's coordinates: [`unchecked_extent`]. The
+//! `Unbounded` outermost extent (a dimension the kernel never checks) is
+//! any extent that covers the load's coordinates: [`unchecked_extent`]. The
 //! others stay ordinary loads. Descriptor loads already are what they
 //! mean and are left alone.
 
@@ -112,9 +112,10 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
             format!("dimension {t} of the tile")
         });
         return Some(format!(
-            "{which} is unchecked (no mask or bound), so its extent is unknown at launch; \
-             bound it in the load's mask (`& (offs < M)` along it) or wrap its index \
-             (`offs % M`), and the extent becomes that kernel argument"
+            "{which} is unchecked (no mask or bound) and not the outermost, so its extent \
+             is unknown at launch (a tensor map's rows may not overlap, and nothing shows \
+             the load stays inside one); bound it in the load's mask (`& (offs < K)` along \
+             it) or wrap its index (`offs % K`), and the extent becomes that kernel argument"
         ));
     }
     let host_shape = r.dims.iter().enumerate().all(|(j, d)| {
@@ -142,20 +143,13 @@ pub const UNCHECKED_OUTER_EXTENT: i64 = i32::MAX as i64;
 /// first) when the kernel never checks it. An unmasked load promises that
 /// every address it reads is valid, so any extent covering its
 /// coordinates is correct: the outermost dimension gets the largest
-/// coordinate TMA takes, [`UNCHECKED_OUTER_EXTENT`]; an inner one the
-/// next-outer stride over its own (rows do not overlap, which is also
-/// what a tensor map may describe). `None` when that quotient is not a
-/// polynomial.
-pub fn unchecked_extent(r: &TmaRecipe, j: usize) -> Option<Poly> {
-    if j == 0 {
-        return Some(Poly::constant(UNCHECKED_OUTER_EXTENT));
-    }
-    let outer = &r.dims.get(j - 1)?.stride;
-    let terms: Vec<_> = r.dims.get(j)?.stride.terms().collect();
-    let [(atoms, c)] = terms.as_slice() else {
-        return None;
-    };
-    outer.div_exact(atoms, *c)
+/// coordinate TMA takes, [`UNCHECKED_OUTER_EXTENT`]. An inner one has no
+/// such extent: a tensor map's rows may not overlap, so its extent is at
+/// most the next-outer stride, and nothing proves the kernel's columns
+/// stay below it (an unmasked load may read on into the next row):
+/// `None`.
+pub fn unchecked_extent(_r: &TmaRecipe, j: usize) -> Option<Poly> {
+    (j == 0).then(|| Poly::constant(UNCHECKED_OUTER_EXTENT))
 }
 
 /// For a copy whose boxes cover the tile exactly, dimension by dimension

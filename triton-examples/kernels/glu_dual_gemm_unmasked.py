@@ -2,9 +2,11 @@
 kernels often are: no masks at all, the launcher promising that M, N and K
 are multiples of the blocks. Each K step loads one A tile for both dots.
 
-Nothing bounds the loads, so their TMA copies take any extent that covers
-their addresses (the kernel promises they are valid): the largest
-coordinate for rows, the row stride for columns.
+Nothing bounds the loads. Their rows (the outer dimension) could take any
+extent, the kernel promising its addresses are valid; their columns
+cannot: a TMA copy's row must end at the row stride, and nothing shows an
+unmasked column stays below it. So the loads stay ordinary and the kernel
+plain; `--explain` names the mask that would make them copies.
 """
 import triton
 import triton.language as tl
