@@ -219,7 +219,7 @@ pub fn bench_case(
     let resident = gpu.sm_count().map_err(launch_err)?;
     let grid = compiled.kernel.launch_grid(grid, resident);
     let kernel = gpu
-        .load(&compiled.compiled, &compiled.kernel.name)
+        .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 

@@ -257,6 +257,12 @@ fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, F
         .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
+        // A transposed copy is read in place by wgmma only from an aref
+        // slot; one the partitioner left in the consumer would need a
+        // register transpose: keep the kernel plain instead.
+        if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
+            return Ok(None);
+        }
     }
     Ok(ws)
 }
@@ -320,7 +326,7 @@ pub fn explain_tma(path: &str, func: &Function) -> String {
 pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
     runtime::compile_cuda(
         &kernel.cuda,
-        &kernel.name,
+        &kernel.symbol,
         &runtime::CompileOptions::default(),
     )
     .map_err(|e| match e {

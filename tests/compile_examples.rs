@@ -59,7 +59,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 7] = [
+const WS_EXAMPLES: [&str; 9] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -67,6 +67,8 @@ const WS_EXAMPLES: [&str; 7] = [
     "persistent_matmul",
     "geglu_dual_gemm",
     "gemm_row_reduce",
+    "weight_grad",
+    "persistent_matmul_clamped",
 ];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
@@ -74,7 +76,7 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let compiled =
         compile_case(ex, case, Some(&PipelineOptions::default())).map_err(|f| f.to_string())?;
     let report = ptxas_info(&compiled.compiled.ptx).map_err(|e| format!("ptxas: {e}"))?;
-    let name = &compiled.kernel.name;
+    let name = &compiled.kernel.symbol;
     let res = report
         .kernel(name)
         .ok_or_else(|| format!("ptxas reports no kernel `{name}`:\n{}", report.log))?;
@@ -244,4 +246,59 @@ fn gpu_reference_kernels_compile() {
     }
     let report = ptxas_info(&compiled.ptx).unwrap_or_else(|e| panic!("{e}"));
     assert!(report.kernels.iter().all(|k| !k.spills()), "{}", report.log);
+}
+
+/// Any Python identifier is a kernel name: C++ keywords, names CUDA's
+/// headers already declare, and non-ASCII letters get a mangled symbol
+/// that NVRTC accepts; names kernels usually have stay as they are.
+#[test]
+fn any_kernel_name_compiles() {
+    if !tools_present() {
+        return;
+    }
+    for (name, kept) in [
+        ("add_kernel", true),
+        ("_attn_fwd", true),
+        ("new", false),
+        ("template", false),
+        ("static_cast", false),
+        ("max", false),
+        ("printf", false),
+        ("size_t", false),
+        ("make_float4", false),
+        ("main", false),
+        ("ünïcode_kernel", false),
+        ("カーネル", false),
+    ] {
+        let source = format!(
+            "import triton\nimport triton.language as tl\n\n@triton.jit\n\
+             def {name}(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n\
+             \x20   o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n\
+             \x20   tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n"
+        );
+        let opts = tawa_frontend::CompileOptions {
+            signature: Some("*fp32:16, *fp32:16, i32, 128".into()),
+            ..Default::default()
+        };
+        let module = tawa_frontend::compile("names.py", &source, &opts)
+            .unwrap_or_else(|d| panic!("{name}: {}", d.render(false)));
+        let kernel = tawa_rs::driver::compile_to_cuda(
+            "names.py",
+            &source,
+            &module.functions[0],
+            None,
+            false,
+        )
+        .unwrap_or_else(|f| panic!("{name}: {f}"))
+        .source;
+        assert_eq!(kernel.name, name, "messages keep the Python name");
+        assert_eq!(
+            kernel.symbol == name,
+            kept,
+            "{name}: symbol {}",
+            kernel.symbol
+        );
+        assert!(kernel.symbol.is_ascii(), "{}", kernel.symbol);
+        tawa_rs::driver::nvrtc(&kernel).unwrap_or_else(|f| panic!("{name}: {f}"));
+    }
 }

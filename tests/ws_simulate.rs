@@ -246,6 +246,20 @@ fn persistent_matmul() {
     );
 }
 
+/// The persistent tutorial's clamp (`tl.where(offs < M, offs, 0)`): the
+/// clamped rows only reach masked stores, as `% M` rows do.
+#[test]
+fn persistent_matmul_clamped() {
+    check_example(
+        "persistent_matmul_clamped",
+        &[
+            "ragged_few_programs",
+            "ragged_tma_few_programs",
+            "ragged_tma_clamped",
+        ],
+    );
+}
+
 #[test]
 fn gemm_row_reduce() {
     check_example("gemm_row_reduce", &["ragged_100"]);
@@ -254,6 +268,21 @@ fn gemm_row_reduce() {
 #[test]
 fn geglu_dual_gemm() {
     check_example("geglu_dual_gemm", &["ragged_100"]);
+}
+
+/// A column-major A (X read transposed): its copy is a box in the other
+/// order, `trans` of which the dot reads.
+#[test]
+fn weight_grad() {
+    check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
+}
+
+/// No masks at all: the inner dimensions have no extent a tensor map can
+/// hold, so the driver keeps the kernel plain (the partitioner alone, on
+/// the unlowered loads, still specializes it).
+#[test]
+fn glu_dual_gemm_unmasked() {
+    check_example("glu_dual_gemm_unmasked", &[]);
 }
 
 #[test]

@@ -12,8 +12,11 @@ use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
 /// What the runtime needs to launch a generated kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelSource {
-    /// The `__global__` function's name: the source function's.
+    /// The source function's name, for messages.
     pub name: String,
+    /// The `__global__` function's symbol ([`cuda_symbol`] of `name`):
+    /// what NVRTC, ptxas and the module loader know the kernel by.
+    pub symbol: String,
     /// CUDA C++ for NVRTC (`-arch=sm_90a`), self-contained (no includes
     /// beyond what NVRTC ships).
     pub cuda: String,
@@ -184,6 +187,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
     }
     Ok(KernelSource {
         name: func.name.clone(),
+        symbol: cuda_symbol(&func.name),
         cuda: emitted.cuda,
         num_threads: emitted.num_threads,
         dyn_smem_bytes: emitted.smem_bytes,
@@ -230,6 +234,53 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
         source.as_deref(),
         opts.mn_major_operands,
     )
+}
+
+/// The CUDA symbol of a kernel named `name` in Python. Any Python
+/// identifier is a kernel name, but not every one is a usable `extern "C"`
+/// symbol: C++ keywords (`new`, `template`), non-ASCII letters, and the
+/// many names NVRTC's built-in headers already give C linkage (`max`,
+/// `printf`, `expf`, `size_t`, `make_float4`). Names shaped like the ones
+/// kernels usually have and CUDA's never do — lowercase snake case with an
+/// underscore, at most one leading underscore, not ending in `_t` nor
+/// starting with a CUDA or tawa-rs prefix — are kept as they are, so that
+/// profilers show them; any other becomes `tw_k_` followed by its ASCII
+/// letters, digits and underscores and `_uXXXX_` for each other character.
+pub fn cuda_symbol(name: &str) -> String {
+    const KEYWORDS_WITH_UNDERSCORE: [&str; 9] = [
+        "static_assert",
+        "static_cast",
+        "dynamic_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "thread_local",
+        "co_await",
+        "co_return",
+        "co_yield",
+    ];
+    const CUDA_PREFIXES: [&str; 5] = ["tw_", "make_", "nv_", "cuda", "cu"];
+    let body = name.strip_prefix('_').unwrap_or(name);
+    let kept = body.starts_with(|c: char| c.is_ascii_lowercase())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && body.contains('_')
+        && !body.contains("__")
+        && !body.ends_with("_t")
+        && !CUDA_PREFIXES.iter().any(|p| name.starts_with(p))
+        && !KEYWORDS_WITH_UNDERSCORE.contains(&name);
+    if kept {
+        return name.to_string();
+    }
+    let mut symbol = String::from("tw_k_");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            symbol.push(c);
+        } else {
+            symbol.push_str(&format!("_u{:04x}_", u32::from(c)));
+        }
+    }
+    symbol
 }
 
 /// The most dynamic shared memory one block may opt into on sm_90 (227 KiB).

@@ -555,7 +555,7 @@ pub fn emit(
     writeln!(
         cuda,
         "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
-        func.name,
+        crate::codegen::cuda_symbol(&func.name),
         params.join(", ")
     )
     .unwrap();
@@ -1118,6 +1118,14 @@ impl<'f> Emitter<'f> {
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            // A column-major operand's slot, copied in box order: wgmma
+            // reads it in place (the slot's layout is planned for the dot
+            // that reads the transpose, `aref_lower::buffer_smem`).
+            OpKind::Trans { .. } if self.views.contains_key(&data.operands[0]) => {
+                let view = self.views[&data.operands[0]].clone();
+                self.views.insert(data.results[0], view);
+                Ok(())
+            }
             OpKind::AtomicCas { .. }
             | OpKind::Scan { .. }
             | OpKind::Reshape

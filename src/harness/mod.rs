@@ -437,7 +437,7 @@ pub fn check_compiled(
 
     let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
     let kernel = gpu
-        .load(&compiled.compiled, &compiled.kernel.name)
+        .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(|e| launch_err(e.to_string()))?;
     let args = device
         .launch_args(gpu, &compiled.kernel, &bound)
