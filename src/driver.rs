@@ -214,6 +214,36 @@ pub fn warp_specialize_function(
     Ok(Some(Specialized { func: ws, schedule }))
 }
 
+/// `num_stages` without warp specialization (`--no-ws`): the
+/// partitioner's split fused into one software-pipelined partition
+/// (`tawa_pipeliner::pipeline_without_ws`). `None` when the kernel stays
+/// as it was written: one stage, or no loop of TMA copies to run ahead.
+pub fn software_pipeline_function(
+    path: &str,
+    func: &Function,
+) -> Result<Option<Specialized>, Failure> {
+    if func.attrs.num_stages < 2 {
+        return Ok(None);
+    }
+    let Some(mut split) = partition_function(path, func)? else {
+        return Ok(None);
+    };
+    let smem = measure_shared_memory(path, &split);
+    let opts = PipelineOptions::default();
+    match tawa_pipeliner::pipeline_without_ws(&mut split, &opts, smem.as_ref())
+        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?
+    {
+        tawa_pipeliner::Pipelined::Yes(schedule) => {
+            check_pass("the software pipeliner", &split)?;
+            Ok(Some(Specialized {
+                func: split,
+                schedule,
+            }))
+        }
+        tawa_pipeliner::Pipelined::No(_) => Ok(None),
+    }
+}
+
 /// The shared memory of warp-specialized `ws` as a function of its ring
 /// depth, from the backend's layout at depths 1 and 2; `None` when the
 /// backend cannot lay it out (its error comes again, in full, when the
@@ -286,8 +316,24 @@ pub struct CudaKernel {
     pub schedule: Option<Schedule>,
 }
 
+/// Warp-specialized and pipelined as `ws` says when it is `Some`,
+/// software-pipelined in one partition (`num_stages`) when it is `None`;
+/// `None` when the kernel stays as written.
+pub fn pipeline_function(
+    path: &str,
+    func: &Function,
+    ws: Option<&PipelineOptions>,
+) -> Result<Option<Specialized>, Failure> {
+    match ws {
+        Some(opts) => warp_specialize_function(path, func, opts),
+        None => software_pipeline_function(path, func),
+    }
+}
+
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
-/// `Some` and the partitioner finds a loop to split, plain otherwise.
+/// `Some` and the partitioner finds a loop to split, software-pipelined
+/// without warp specialization when it is `None` and `num_stages` > 1,
+/// plain otherwise.
 pub fn compile_to_cuda(
     path: &str,
     source: &str,
@@ -295,10 +341,7 @@ pub fn compile_to_cuda(
     ws: Option<&PipelineOptions>,
     color: bool,
 ) -> Result<CudaKernel, Failure> {
-    let specialized = match ws {
-        Some(opts) => warp_specialize_function(path, func, opts)?,
-        None => None,
-    };
+    let specialized = pipeline_function(path, func, ws)?;
     let kernel = generate_cuda(
         path,
         source,
@@ -409,14 +452,13 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::WsIr => {
             let mut module = module;
-            if let Some(opts) = cmd.pipeline_options() {
-                for func in &mut module.functions {
-                    if let Some(ws) = warp_specialize_function(&path, func, &opts)? {
-                        if cmd.explain {
-                            eprint!("{}", ws.schedule.explain(&path));
-                        }
-                        *func = ws.func;
+            let opts = cmd.pipeline_options();
+            for func in &mut module.functions {
+                if let Some(ws) = pipeline_function(&path, func, opts.as_ref())? {
+                    if cmd.explain {
+                        eprint!("{}", ws.schedule.explain(&path));
                     }
+                    *func = ws.func;
                 }
             }
             printer::print_module(&module).into_bytes()
