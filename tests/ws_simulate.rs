@@ -254,6 +254,7 @@ fn matmul() {
             "ragged_100",
             "leaky_relu_grouped_bt",
             "leaky_relu_ragged_tma",
+            "bf16_ragged_tma",
         ],
     );
 }
