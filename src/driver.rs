@@ -90,6 +90,43 @@ pub fn apply_case(
     Ok(opts)
 }
 
+/// The advertised form, `tawa-rs kernel.py --arch sm90`, gives neither
+/// `--case` nor `--signature`: when launch cases lie beside the kernel (for
+/// the kernel asked for, if `--kernel` names one), the first is compiled,
+/// and standard error says which and how to pick another. `None` without
+/// such cases: the frontend then asks for a signature and shows a template.
+pub fn first_case_beside(
+    kernel_file: &Path,
+    kernel: Option<&str>,
+) -> Result<Option<String>, Failure> {
+    let toml_path = kernel_file.with_extension("toml");
+    if !toml_path.is_file() || !kernel_file.is_file() {
+        return Ok(None);
+    }
+    let example = triton_examples::load_beside(kernel_file).map_err(|e| {
+        Failure::user(format!(
+            "error: cannot use the launch cases beside the kernel: {e}\n  = help: fix the file, or compile without it: give --signature (one entry per parameter)\n"
+        ))
+    })?;
+    if kernel.is_some_and(|k| k != example.spec.kernel) {
+        return Ok(None);
+    }
+    let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
+    let Some(first) = names.first() else {
+        return Ok(None);
+    };
+    let others = if names.len() > 1 {
+        format!(" (the first of {}: {})", names.len(), names.join(", "))
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "note: compiling launch case `{first}` of `{}`{others}; pick one with --case NAME, or give --signature",
+        toml_path.display()
+    );
+    Ok(Some(first.to_string()))
+}
+
 /// Frontend, then the verifier. `path` is the file name shown in
 /// diagnostics.
 pub fn frontend(
@@ -305,7 +342,12 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         num_warps: cmd.num_warps,
         num_stages: cmd.num_stages,
     };
-    if let Some(case_name) = &cmd.case {
+    let case_name = match &cmd.case {
+        Some(name) => Some(name.clone()),
+        None if cmd.signature.is_none() => first_case_beside(kernel_file, cmd.kernel.as_deref())?,
+        None => None,
+    };
+    if let Some(case_name) = &case_name {
         opts = apply_case(kernel_file, case_name, opts)?;
     }
     let module = frontend(&path, &source, &opts, color)?;

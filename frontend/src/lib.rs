@@ -17,6 +17,7 @@ pub mod diagnostics;
 mod lower;
 pub mod parse;
 pub mod signature;
+pub mod signature_template;
 
 pub use diagnostics::{Diagnostic, Diagnostics, Span};
 
