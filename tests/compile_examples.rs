@@ -8,16 +8,17 @@
 //! the matmul example's large cases do not use `wgmma.mma_async`, when a
 //! GEMM-like example's large case is not warp-specialized, and when a
 //! warp-specialized kernel lacks any of `cp.async.bulk.tensor`,
-//! `wgmma.mma_async`, `mbarrier.try_wait` and `setmaxnreg`. Without
-//! the CUDA tools the test skips with a message, unless
-//! `TAWA_REQUIRE_CUDA_TOOLS=1` (set by `.ci/run`), where it fails.
+//! `wgmma.mma_async`, `mbarrier.try_wait` and `setmaxnreg`. The tests are
+//! `#[ignore]`d (a plain `cargo test` lists them as ignored, not passed):
+//! `.ci/run` installs the CUDA tools and runs them, and without the tools
+//! they fail.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use tawa_backend::runtime::ptxas_info;
-use tawa_backend::toolchain::{find_nvrtc, find_ptxas, tools_required, ENV_REQUIRE_TOOLS};
+use tawa_backend::toolchain::missing_compile_tools;
 use tawa_rs::harness::compile_case;
 use triton_examples::{Case, Example};
 
@@ -90,34 +91,18 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     })
 }
 
-/// Whether the tools are there: `false` (after saying why) when missing and
-/// not required, a panic when required.
-fn tools_present() -> bool {
-    let missing: Vec<String> = [find_nvrtc().err(), find_ptxas().err()]
-        .into_iter()
-        .flatten()
-        .map(|e| e.to_string())
-        .collect();
-    if missing.is_empty() {
-        return true;
+/// The tests run only when asked (`--ignored`, as `.ci/run` does): then
+/// missing tools are a failure, with how to install them.
+fn require_tools() {
+    if let Some(why) = missing_compile_tools() {
+        panic!("the CUDA tools are missing (bash .ci/run installs them):\n{why}");
     }
-    assert!(
-        !tools_required(),
-        "CUDA tools missing but {ENV_REQUIRE_TOOLS}=1:\n{}",
-        missing.join("\n")
-    );
-    eprintln!(
-        "compile_examples: skipped (CUDA tools not found; run .ci/install-cuda-tools.sh):\n{}",
-        missing.join("\n")
-    );
-    false
 }
 
 #[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
 fn every_example_compiles_to_sm90a_without_spills() {
-    if !tools_present() {
-        return;
-    }
+    require_tools();
     let examples = triton_examples::load_all().expect("launch cases load");
     let jobs: Vec<(&Example, &Case)> = examples
         .iter()
@@ -215,10 +200,9 @@ fn every_example_compiles_to_sm90a_without_spills() {
 /// The harness's hand-written attention reference kernels compile too (they
 /// only run on the GPU machine, where a compile error would cost a run).
 #[test]
-fn gpu_reference_kernels_compile() {
-    if !tools_present() {
-        return;
-    }
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn harness_reference_kernels_compile() {
+    require_tools();
     let compiled = tawa_backend::runtime::compile_cuda(
         tawa_rs::harness::gpu_reference::REFERENCE_CUDA,
         "tawa_ref_softmax_rows",
