@@ -1,5 +1,5 @@
 //! `tawa-rs bench`: times launch cases on the GPU against a baseline
-//! measured in the same run, following shared/BENCHMARKS.md:
+//! measured in the same run:
 //!
 //! - every case is first run once and checked ([`harness::check_compiled`]);
 //!   a wrong kernel is not timed;

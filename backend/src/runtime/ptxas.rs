@@ -1,6 +1,6 @@
 //! `ptxas -arch=sm_90a -v`: per-kernel registers, spills, stack and shared
 //! memory, from PTX, without a GPU. This is the compile check's report
-//! (DESIGN.md, testing tier 4); register pressure and spills are what decide
+//! of every example (`tests/compile_examples.rs`); register pressure and spills are what decide
 //! whether a warp-specialized kernel can hold its accumulators.
 
 use std::path::PathBuf;
