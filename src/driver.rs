@@ -61,6 +61,21 @@ pub fn read_source(path: &Path) -> Result<String, Failure> {
     })
 }
 
+/// The launch cases of `kernel_file`, from the `.toml` file beside it; a
+/// missing file gets a message that says what the file is and where to
+/// find examples of it, not only the system's "No such file".
+pub fn load_launch_cases(kernel_file: &Path) -> Result<triton_examples::Example, Failure> {
+    let toml_path = kernel_file.with_extension("toml");
+    if kernel_file.is_file() && !toml_path.exists() {
+        return Err(Failure::user(format!(
+            "error: `{}` has no launch cases: they are read from `{}` beside it, which does not exist\n  = help: `run`, `bench` and `--case` need one; the examples in triton-examples/kernels/ show its format\n  = help: to compile the kernel without launch cases, give --signature\n",
+            kernel_file.display(),
+            toml_path.display()
+        )));
+    }
+    triton_examples::load_beside(kernel_file).map_err(|e| Failure::user(format!("error: {e}\n")))
+}
+
 /// The frontend options of launch case `case_name` of the `.toml` file
 /// beside `kernel_file`, merged under the explicit ones in `opts` (which
 /// win).
@@ -69,8 +84,7 @@ pub fn apply_case(
     case_name: &str,
     mut opts: CompileOptions,
 ) -> Result<CompileOptions, Failure> {
-    let example = triton_examples::load_beside(kernel_file)
-        .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+    let example = load_launch_cases(kernel_file)?;
     let case = example.spec.case(case_name).map_err(|e| {
         let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
         Failure::user(format!("error: --case: {e}; cases: {}\n", names.join(", ")))
@@ -103,10 +117,12 @@ pub fn first_case_beside(
     if !toml_path.is_file() || !kernel_file.is_file() {
         return Ok(None);
     }
-    let example = triton_examples::load_beside(kernel_file).map_err(|e| {
-        Failure::user(format!(
-            "error: cannot use the launch cases beside the kernel: {e}\n  = help: fix the file, or compile without it: give --signature (one entry per parameter)\n"
-        ))
+    let example = load_launch_cases(kernel_file).map_err(|f| Failure {
+        message: format!(
+            "{}  = help: or compile without launch cases: give --signature\n",
+            f.message
+        ),
+        ..f
     })?;
     if kernel.is_some_and(|k| k != example.spec.kernel) {
         return Ok(None);
@@ -146,7 +162,54 @@ pub fn frontend(
             list.join("\n")
         )));
     }
+    for func in &module.functions {
+        eprint!("{}", endless_loop_warnings(path, source, func, color));
+    }
     Ok(module)
+}
+
+/// A warning for each `while` loop whose condition is the constant true:
+/// Triton kernels have no `break` and cannot `return` inside a loop, so
+/// such a loop never ends and the kernel hangs the GPU.
+pub fn endless_loop_warnings(path: &str, source: &str, func: &Function, color: bool) -> String {
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if !matches!(data.kind, tawa_ir::OpKind::While) {
+            return;
+        }
+        let Some(&before) = data.regions.first() else {
+            return;
+        };
+        let Some(&cond_op) = func.blocks[before].ops.last() else {
+            return;
+        };
+        let always = func.ops[cond_op]
+            .operands
+            .first()
+            .and_then(|&c| func.def_op(c))
+            .is_some_and(|def| match &func.ops[def].kind {
+                tawa_ir::OpKind::Constant(tawa_ir::ConstValue::Bool(b)) => *b,
+                tawa_ir::OpKind::Constant(tawa_ir::ConstValue::Int(i)) => *i != 0,
+                _ => false,
+            });
+        if always {
+            found.push(data.loc);
+        }
+    });
+    let list: Vec<Diagnostic> = found
+        .into_iter()
+        .map(|loc| {
+            let offset = byte_offset(source, loc.line as usize, loc.col as usize);
+            Diagnostic::warning(offset..offset, "this `while` loop never ends: its condition is always true")
+                .with_label("the kernel hangs the GPU here")
+                .with_note("Triton kernels have no `break` and cannot `return` inside a loop; loop while a condition on the loop's variables holds")
+        })
+        .collect();
+    if list.is_empty() {
+        return String::new();
+    }
+    Diagnostics::new(path, source, list).render(color)
 }
 
 /// The one kernel function of a module the frontend produced.
@@ -220,8 +283,11 @@ pub fn warp_specialize_function(
         depth,
         ..Default::default()
     };
-    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
-        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
+    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts).map_err(|e| {
+        Failure::user(format!(
+            "error: {path}:{e}\n  = help: --no-ws compiles the kernel without warp specialization\n"
+        ))
+    })?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
     }
@@ -280,6 +346,27 @@ pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
         )),
         other => Failure::user(format!("error: {other}\n")),
     })
+}
+
+/// What ptxas says about each kernel, for standard error: registers and
+/// shared memory on a note line, and a warning when registers spill to
+/// local memory or the kernel needs a stack frame (local memory too), which
+/// is slow enough that a user should know without asking.
+pub fn resource_report(report: &runtime::PtxasReport) -> String {
+    let mut out = String::new();
+    for k in &report.kernels {
+        out.push_str(&format!(
+            "note: kernel `{}`: {} registers per thread, {} bytes of static shared memory\n",
+            k.name, k.registers, k.shared_bytes
+        ));
+        if k.spills() || k.stack_frame_bytes > 0 {
+            out.push_str(&format!(
+                "warning: kernel `{}` uses local memory: {} bytes of spill stores, {} bytes of spill loads, a {}-byte stack frame per thread\n  = help: smaller tiles (BLOCK_* constexprs) or more warps (--num-warps) need fewer registers per thread\n",
+                k.name, k.spill_store_bytes, k.spill_load_bytes, k.stack_frame_bytes
+            ));
+        }
+    }
+    out
 }
 
 /// A [`CodegenError`] rendered like a frontend diagnostic: file:line:col,
@@ -375,17 +462,25 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let kernel = compile_to_cuda(&path, &source, func, ws_depth, color)?;
             match cmd.emit {
                 Emit::Cuda => kernel.cuda.into_bytes(),
-                Emit::Ptx => nvrtc(&kernel)?.ptx.into_bytes(),
+                Emit::Ptx => {
+                    let ptx = nvrtc(&kernel)?.ptx;
+                    // ptxas is optional for PTX: report spills when it is there.
+                    if let Ok(report) = runtime::ptxas_info(&ptx) {
+                        eprint!("{}", resource_report(&report));
+                    }
+                    ptx.into_bytes()
+                }
                 _ => {
                     let ptx = nvrtc(&kernel)?.ptx;
-                    runtime::ptxas_cubin(&ptx, runtime::DEFAULT_ARCH)
+                    let (cubin, report) = runtime::ptxas_cubin(&ptx, runtime::DEFAULT_ARCH)
                         .map_err(|e| match e {
                             RuntimeError::Ptxas { .. } => Failure::internal(format!(
                                 "ptxas rejects the generated PTX:\n{e}\n(see it with --emit ptx)"
                             )),
                             other => Failure::user(format!("error: {other}\n")),
-                        })?
-                        .0
+                        })?;
+                    eprint!("{}", resource_report(&report));
+                    cubin
                 }
             }
         }

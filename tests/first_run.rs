@@ -111,3 +111,172 @@ fn kernels_without_cases_get_a_signature_template_that_compiles() {
 fn signature_entries(sig: &str) -> usize {
     tawa_frontend::signature::split(sig).len()
 }
+
+/// A kernel file of `body` (indented already) under `dir`, with no launch
+/// cases beside it.
+fn kernel_file(dir: &Path, name: &str, params: &str, body: &str) -> String {
+    let path = dir.join(format!("{name}.py"));
+    let text = format!(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef {name}({params}):\n{body}"
+    );
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_bad_warp_count_is_a_usage_error() {
+    for bad in ["0", "3", "64"] {
+        let (code, stdout, stderr) = tawa(
+            &["triton-examples/kernels/vector_add.py", "--num-warps", bad],
+            &[],
+        );
+        assert_eq!(code, 2, "--num-warps {bad}: {stderr}");
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.contains("power of two from 1 to 32"),
+            "--num-warps {bad}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_tools_folder_is_an_error_not_a_fallback() {
+    let (code, _, stderr) = tawa(
+        &["triton-examples/kernels/vector_add.py", "--emit", "ptx"],
+        &[("TAWA_CUDA_TOOLS", "/nonexistent/tawa-tools")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("TAWA_CUDA_TOOLS = /nonexistent/tawa-tools (no such folder"),
+        "{stderr}"
+    );
+}
+
+/// Tiles past what registers can hold are refused before any code is
+/// written: NVRTC would run for minutes on the unrolled code.
+#[test]
+fn huge_tiles_are_refused_quickly_with_the_limit() {
+    for (block, per_thread) in [("1048576", "8192"), ("65536", "512")] {
+        let start = std::time::Instant::now();
+        let (code, _, stderr) = tawa(
+            &[
+                "triton-examples/kernels/vector_add.py",
+                "-D",
+                &format!("BLOCK_SIZE={block}"),
+                "--emit",
+                "cuda",
+            ],
+            &[],
+        );
+        assert_eq!(code, 1, "{block}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "is {per_thread} elements per thread over 4 warps; tiles live in registers, at most 256"
+            )),
+            "{block}: {stderr}"
+        );
+        assert!(stderr.contains("vector_add.py:13:"), "{block}: {stderr}");
+        assert!(start.elapsed().as_secs() < 30, "{block}: slow refusal");
+    }
+}
+
+#[test]
+fn many_reassignments_of_one_variable_print_in_linear_time() {
+    let dir = scratch("reassignments");
+    let body = format!(
+        "    a = tl.load(x_ptr)\n{}    tl.store(x_ptr, a)\n",
+        "    a = a + 1\n".repeat(20_000)
+    );
+    let file = kernel_file(&dir, "reassign", "x_ptr", &body);
+    let start = std::time::Instant::now();
+    let (code, stdout, stderr) = tawa(&[&file, "--signature", "*i32"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("%a_20000 = "), "every value named");
+    // Quadratic name search took minutes here; linear takes about a second.
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+}
+
+#[test]
+fn an_endless_while_loop_is_warned_about() {
+    let dir = scratch("endless_loop");
+    let body = "    i = 0\n    while True:\n        i += 1\n    tl.store(x_ptr, i)\n";
+    let file = kernel_file(&dir, "spin", "x_ptr", body);
+    let (code, stdout, stderr) = tawa(&[&file, "--signature", "*i32"], &[]);
+    assert_eq!(code, 0, "a warning, not an error: {stderr}");
+    assert!(!stdout.is_empty());
+    assert!(
+        stderr.starts_with("warning: this `while` loop never ends")
+            && stderr.contains("spin.py:8:5"),
+        "{stderr}"
+    );
+    // A loop with a real condition gets no warning.
+    let body = "    i = 0\n    while i < 10:\n        i += 1\n    tl.store(x_ptr, i)\n";
+    let file = kernel_file(&dir, "bounded", "x_ptr", body);
+    let (code, _, stderr) = tawa(&[&file, "--signature", "*i32"], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+#[test]
+fn an_error_in_a_megabyte_line_prints_a_window_of_it() {
+    let dir = scratch("long_line");
+    let body = format!(
+        "    a = tl.load(x_ptr){} + undefined_name\n    tl.store(x_ptr, a)\n",
+        " + 1".repeat(150)
+    );
+    let long = format!("{body}    b = 0{}\n", " + 0".repeat(250_000));
+    let file = kernel_file(&dir, "long", "x_ptr", &long);
+    let (code, _, stderr) = tawa(&[&file, "--signature", "*i32"], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.len() < 4096, "{} bytes of stderr", stderr.len());
+    assert!(stderr.contains("long.py:"), "{stderr}");
+    assert!(stderr.contains('^'), "{stderr}");
+}
+
+#[test]
+fn run_and_bench_without_launch_cases_say_what_is_missing() {
+    let dir = scratch("no_cases");
+    let file = kernel_file(&dir, "lonely", "x_ptr", "    tl.store(x_ptr, 1)\n");
+    for sub in ["run", "bench"] {
+        let (code, _, stderr) = tawa(&[sub, &file], &[]);
+        assert_eq!(code, 1, "{sub}: {stderr}");
+        assert!(
+            stderr.contains("has no launch cases") && stderr.contains("lonely.toml"),
+            "{sub}: {stderr}"
+        );
+    }
+    let (code, _, stderr) = tawa(&[&file, "--case", "small"], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("has no launch cases"), "{stderr}");
+}
+
+/// `--emit cubin` tells the registers of each kernel, and warns when it
+/// spills to local memory.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn cubin_reports_registers_and_spills() {
+    if let Some(why) = tawa_backend::toolchain::missing_compile_tools() {
+        panic!("the CUDA tools are missing (bash .ci/run installs them):\n{why}");
+    }
+    let dir = scratch("cubin_report");
+    let out = dir.join("k.cubin");
+    let out = out.to_str().unwrap();
+    let ex = "triton-examples/kernels/vector_add.py";
+    let (code, _, stderr) = tawa(&[ex, "--emit", "cubin", "-o", out], &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("note: kernel `add_kernel`: ") && stderr.contains("registers per thread"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("local memory"), "{stderr}");
+    // 256 fp32 elements per thread: inside the limit, past the registers.
+    let (code, _, stderr) = tawa(
+        &[ex, "-D", "BLOCK_SIZE=32768", "--emit", "cubin", "-o", out],
+        &[],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("warning: kernel `add_kernel` uses local memory"),
+        "{stderr}"
+    );
+}

@@ -475,8 +475,7 @@ pub fn check_compiled(
 
 /// The example and the cases `select` names (all when none), in file order.
 pub fn select_cases(select: &CaseSelection) -> Result<(Example, Vec<Case>), Failure> {
-    let example = triton_examples::load_beside(&select.example)
-        .map_err(|e| Failure::user(format!("error: {e}\n")))?;
+    let example = crate::driver::load_launch_cases(&select.example)?;
     for name in &select.cases {
         if example.spec.case(name).is_err() {
             let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();

@@ -1345,7 +1345,13 @@ impl<'a> Lowerer<'a> {
         self.loop_depth = saved_loop;
         self.func_name = saved_name;
         r.map_err(|d| {
-            d.with_secondary(call.span.clone(), format!("in this call of `{}`", def.name))
+            // A recursive helper fails at the depth limit through the same
+            // call sites again and again: label each call site once.
+            if d.secondary.iter().any(|(s, _)| *s == call.span) {
+                d
+            } else {
+                d.with_secondary(call.span.clone(), format!("in this call of `{}`", def.name))
+            }
         })?;
         Ok(ret)
     }
