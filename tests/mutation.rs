@@ -589,6 +589,26 @@ fn wait_with_limit(
     }
 }
 
+/// Runs the binary on `args` under the hang limit: its exit code and
+/// standard error (standard output, possibly large IR, is dropped), or
+/// `None` when it did not exit in time.
+fn run_binary(args: &[String]) -> Option<(Option<i32>, String)> {
+    let child = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stderr is drained only after exit; diagnostics are small.
+    let out = wait_with_limit(child, HANG)?;
+    Some((
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
+}
+
 fn cli_args(file: &Path, opts: &CompileOptions) -> Vec<String> {
     let mut args = vec![file.display().to_string()];
     if let Some(k) = &opts.kernel {
@@ -627,23 +647,12 @@ fn mutated_examples_through_the_binary_exit_cleanly() {
             let file = dir.join(format!("{}_{i}.py", ex.name));
             std::fs::write(&file, &mutant).unwrap();
             runs += 1;
-            let child = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-                .args(cli_args(&file, &opts))
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                // Printed IR can exceed a pipe's buffer; only stderr matters.
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
             let what = format!("{} binary mutant #{i} ({what})", ex.name);
-            // Stderr is drained only after exit; diagnostics are small.
-            let Some(out) = wait_with_limit(child, HANG) else {
+            let Some((code, stderr)) = run_binary(&cli_args(&file, &opts)) else {
                 failures.push(format!("{what}: no exit within {}s", HANG.as_secs()));
                 continue;
             };
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            match out.status.code() {
+            match code {
                 Some(0) => {}
                 Some(1) if stderr.starts_with("error") => {}
                 Some(1) => {
@@ -835,22 +844,14 @@ fn fuzz_corpus_exits_cleanly() {
             .and_then(|l| l.strip_prefix("# args:"))
             .and_then(shlex::split)
             .unwrap_or_else(|| panic!("{}: first line must be `# args: ...`", file.display()));
-        let child = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-            .arg(file)
-            .args(&args)
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         let what = file.display();
-        let Some(out) = wait_with_limit(child, HANG) else {
+        let mut cmd = vec![file.display().to_string()];
+        cmd.extend(args);
+        let Some((code, stderr)) = run_binary(&cmd) else {
             failures.push(format!("{what}: no exit within {}s", HANG.as_secs()));
             continue;
         };
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        match out.status.code() {
+        match code {
             Some(0) => {}
             Some(1) if stderr.contains("error") && stderr.contains('^') => {}
             code => failures.push(format!("{what}: exit {code:?}, stderr:\n{stderr}")),
