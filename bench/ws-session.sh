@@ -8,9 +8,13 @@
 #    SUITE_FILTER (comma-separated `example/case` substrings) when set;
 # 3. the GEMM table of bench/RESULTS.md: matmul from the pointer-arithmetic
 #    source at 4096^3, 8192^3 and M = N = 8192 with K = 1024 and 16384,
-#    warp-specialized and with --no-ws, against cuBLAS in the same run;
-#    then 8192^3 at the aref depths in DEPTHS (default "3 4"); BENCH=0
-#    skips this step.
+#    warp-specialized (the pipeliner's defaults) and with --no-ws, against
+#    cuBLAS in the same run; then 8192^3 with each flag set of VARIANTS
+#    (`|`-separated, default "--mma-depth 0|--aref-depth 4|--persistent"); BENCH=0
+#    skips this step;
+# 4. Triton compiling the same kernel source on the same cases, against
+#    cuBLAS in its own process (bench/triton_same_source.py; needs torch
+#    and triton); TRITON=0 skips it.
 set -uo pipefail
 out=${1:-gpu-logs}
 mkdir -p "$out"
@@ -18,6 +22,7 @@ log="$out/session.log"
 export TAWA_EXAMPLES_DIR=$PWD/triton-examples/kernels
 export TAWA_BIN=$PWD/gpu-bin/tawa-rs
 export TAWA_CACHE_DIR=${TAWA_CACHE_DIR:-/tmp/tawa-cache}
+cases=${CASES:-"--case square_4096 --case square_8192 --case k1024_8192 --case k16384_8192"}
 status() { echo "$1" | tee -a "$out/status.txt" >> "$log"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 2>&1
 
@@ -37,18 +42,25 @@ if [ "${SUITE:-1}" = 1 ]; then
 fi
 
 if [ "${BENCH:-1}" = 1 ]; then
-cases="--case square_4096 --case square_8192 --case k1024_8192 --case k16384_8192"
 for mode in "" "--no-ws"; do
   echo "== matmul ${mode:-(warp-specialized)}" >> "$log"
   timeout ${BENCH_TIMEOUT_GEMM:-150} gpu-bin/tawa-rs bench triton-examples/kernels/matmul.py $cases \
     --iters ${ITERS:-100} $mode >> "$log" 2>&1
   status "bench matmul $mode rc=$?"
 done
-for d in ${DEPTHS-3 4}; do
-  echo "== matmul --aref-depth $d" >> "$log"
+IFS='|' read -ra variants <<< "${VARIANTS---mma-depth 0|--aref-depth 4|--persistent}"
+for v in "${variants[@]}"; do
+  echo "== matmul $v" >> "$log"
   timeout 60 gpu-bin/tawa-rs bench triton-examples/kernels/matmul.py --case square_8192 \
-    --iters ${ITERS:-100} --aref-depth $d >> "$log" 2>&1
-  status "bench matmul depth $d rc=$?"
+    --iters ${ITERS:-100} $v >> "$log" 2>&1
+  status "bench matmul $v rc=$?"
 done
+fi
+
+if [ "${TRITON:-1}" = 1 ]; then
+  echo "== Triton, same source" >> "$log"
+  timeout ${TRITON_TIMEOUT:-240} python3 bench/triton_same_source.py triton-examples/kernels/matmul.py \
+    $cases --iters ${ITERS:-100} >> "$log" 2>&1
+  status "triton matmul rc=$?"
 fi
 cat "$out/status.txt"

@@ -208,16 +208,18 @@ pub fn bench_case(
 ) -> Result<CaseBench, CaseFailure> {
     let gpu = &session.gpu;
     let seed = cmd.select.seed;
-    let compiled = harness::compile_case(example, case, cmd.select.ws_depth())?;
+    let compiled = harness::compile_case(example, case, cmd.select.pipeline_options().as_ref())?;
     let report = harness::check_compiled(session, example, case, &compiled, seed)?;
 
     let setup = |e: String| CaseFailure::new(Stage::Setup, e);
     let tensors = build_inputs(case, seed).map_err(setup)?;
     let grid = case.grid().map_err(setup)?;
     let (flops, bytes) = case.bench_work().map_err(setup)?;
-    let bound = launch::bind_launch_args(case, &compiled.kernel.params).map_err(setup)?;
+    let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
+    let resident = gpu.sm_count().map_err(launch_err)?;
+    let grid = compiled.kernel.launch_grid(grid, resident);
     let kernel = gpu
-        .load(&compiled.compiled, &compiled.kernel.name)
+        .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 

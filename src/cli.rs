@@ -15,6 +15,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use tawa_pipeliner::PipelineOptions;
 
 /// Compile Triton-style Python GPU kernels (`@triton.jit`) into
 /// warp-specialized CUDA for NVIDIA Hopper (sm_90a).
@@ -108,9 +109,11 @@ pub struct CompileCommand {
     #[arg(long, value_name = "N", value_parser = parse_num_warps)]
     pub num_warps: Option<u32>,
 
-    /// Pipeline depth (Triton's `num_stages`), e.g. `--num-stages 4`.
-    /// Default 3.
-    #[arg(long, value_name = "N")]
+    /// Triton's `num_stages`: how many tiles are in flight. In a
+    /// warp-specialized kernel it is the depth of the aref rings (how many
+    /// iterations the producer runs ahead), capped by shared memory;
+    /// `--aref-depth` overrides it. Default 3, e.g. `--num-stages 4`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub num_stages: Option<u32>,
 
     /// What to write: `tile-ir` (the specialized tile IR after the
@@ -140,10 +143,49 @@ pub struct CompileCommand {
     #[arg(long)]
     pub no_ws: bool,
 
-    /// Slots of the aref rings the partitioner creates (how many
-    /// iterations the producer may run ahead), e.g. `--aref-depth 3`.
-    #[arg(long, value_name = "D", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
-    pub aref_depth: u32,
+    #[command(flatten)]
+    pub pipeline: PipelineFlags,
+}
+
+impl CompileCommand {
+    /// How to warp-specialize and pipeline, `None` for `--no-ws`.
+    pub fn pipeline_options(&self) -> Option<PipelineOptions> {
+        (!self.no_ws).then(|| self.pipeline.options())
+    }
+}
+
+/// The pipeliner's options (each one a knob of the ablation scripts).
+#[derive(Args, Debug, Clone)]
+pub struct PipelineFlags {
+    /// Slots of every aref ring (how many iterations the producer may run
+    /// ahead), e.g. `--aref-depth 3`. Default: the kernel's `num_stages`,
+    /// or as many as fit in shared memory when fewer do.
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..))]
+    pub aref_depth: Option<u32>,
+
+    /// WGMMA groups a consumer loop keeps in flight (MMA pipelining): the
+    /// slot of iteration i is released at iteration i + N, after
+    /// `wgmma.wait_group N`; 0 waits for every iteration's group. Capped
+    /// at the aref depth minus one. Default 0 (the fastest on the H100 so
+    /// far; `bench/ablation.py` measures the others).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub mma_depth: u32,
+
+    /// Make a warp-specialized kernel with a one-axis grid persistent: one
+    /// program per SM walks the tiles, so that the producer loads the next
+    /// tile during the epilogue of the last. Off by default.
+    #[arg(long)]
+    pub persistent: bool,
+}
+
+impl PipelineFlags {
+    pub fn options(&self) -> PipelineOptions {
+        PipelineOptions {
+            aref_depth: self.aref_depth,
+            mma_depth: self.mma_depth,
+            persistent: self.persistent,
+        }
+    }
 }
 
 /// What `run` and `bench` both take: which example and cases, which GPU.
@@ -174,16 +216,19 @@ pub struct CaseSelection {
     #[arg(long)]
     pub no_ws: bool,
 
-    /// Slots of the aref rings of warp-specialized kernels, e.g.
-    /// `--aref-depth 3`.
-    #[arg(long, value_name = "D", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
-    pub aref_depth: u32,
+    /// Triton's `num_stages` for every selected case instead of the
+    /// case's own (see the compile form's `--num-stages`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub num_stages: Option<u32>,
+
+    #[command(flatten)]
+    pub pipeline: PipelineFlags,
 }
 
 impl CaseSelection {
-    /// The aref depth to warp-specialize with, `None` for `--no-ws`.
-    pub fn ws_depth(&self) -> Option<u32> {
-        (!self.no_ws).then_some(self.aref_depth)
+    /// How to warp-specialize and pipeline, `None` for `--no-ws`.
+    pub fn pipeline_options(&self) -> Option<PipelineOptions> {
+        (!self.no_ws).then(|| self.pipeline.options())
     }
 }
 

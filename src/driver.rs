@@ -12,6 +12,7 @@ use tawa_backend::runtime::{self, Compiled, RuntimeError};
 use tawa_backend::{CodegenError, CodegenOptions, KernelSource};
 use tawa_frontend::{CompileOptions, Diagnostic, Diagnostics};
 use tawa_ir::{printer, verifier, Function, Module};
+use tawa_pipeliner::{PipelineOptions, Schedule, SmemModel};
 
 use crate::cli::{CompileCommand, Emit};
 
@@ -232,6 +233,13 @@ pub fn generate_cuda(
     func: &Function,
     color: bool,
 ) -> Result<KernelSource, Failure> {
+    let opts = codegen_options(path)?;
+    tawa_backend::generate_cuda(func, &opts)
+        .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
+}
+
+/// The backend's options: the defaults, less what `TAWA_DISABLE` turns off.
+fn codegen_options(path: &str) -> Result<CodegenOptions, Failure> {
     let mut opts = CodegenOptions {
         source_path: Some(path.to_string()),
         ..CodegenOptions::default()
@@ -249,19 +257,81 @@ pub fn generate_cuda(
             }
         }
     }
-    tawa_backend::generate_cuda(func, &opts)
-        .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
+    Ok(opts)
+}
+
+/// A warp-specialized, pipelined kernel and the pipeliner's decisions.
+#[derive(Clone, Debug)]
+pub struct Specialized {
+    pub func: Function,
+    pub schedule: Schedule,
 }
 
 /// Warp specialization: the TMA inference, `tma_lower` (TMA loads become
-/// descriptor loads whose descriptors the host builds), then the
-/// partitioner, each result checked by the verifier. `None` when there is
-/// nothing to specialize: the kernel stays as it was (not even rewritten).
+/// descriptor loads whose descriptors the host builds), the partitioner,
+/// then the pipeliner (aref depths, MMA pipelining), each result checked
+/// by the verifier. `None` when there is nothing to specialize: the kernel
+/// stays as it was (not even rewritten).
 pub fn warp_specialize_function(
     path: &str,
     func: &Function,
-    depth: u32,
-) -> Result<Option<Function>, Failure> {
+    opts: &PipelineOptions,
+) -> Result<Option<Specialized>, Failure> {
+    // Persistent first (a tile loop the partitioner nests the K loop in),
+    // when the kernel allows it and the result still specializes.
+    let mut persistence = None;
+    let mut ws = None;
+    if opts.persistent {
+        let mut tiled = func.clone();
+        match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
+            Ok(()) => {
+                check_pass("persistent", &tiled)?;
+                ws = partition_function(path, &tiled)?;
+                persistence = Some(match ws {
+                    Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
+                                (parameter `tw_grid_x`), the producer running ahead into the \
+                                next tile"
+                        .to_string(),
+                    None => "kernel: not persistent: nothing to specialize".to_string(),
+                });
+            }
+            Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
+        }
+    }
+    if ws.is_none() {
+        ws = partition_function(path, func)?;
+    }
+    let Some(mut ws) = ws else {
+        return Ok(None);
+    };
+    let smem = measure_shared_memory(path, &ws);
+    let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
+        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
+    check_pass("the pipeliner", &ws)?;
+    if let Some(p) = persistence {
+        schedule.decisions.insert(0, p);
+    }
+    Ok(Some(Specialized { func: ws, schedule }))
+}
+
+/// The shared memory of warp-specialized `ws` as a function of its ring
+/// depth, from the backend's layout at depths 1 and 2; `None` when the
+/// backend cannot lay it out (its error comes again, in full, when the
+/// kernel is generated).
+fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
+    let opts = codegen_options(path).ok()?;
+    let at = |depth: u32| {
+        let mut f = ws.clone();
+        tawa_pipeliner::aref_depth::set_depths(&mut f, depth);
+        tawa_backend::shared_memory_bytes(&f, &opts).ok()
+    };
+    let (one, two) = (at(1)?, at(2)?);
+    SmemModel::from_two_depths(tawa_backend::MAX_DYN_SMEM_BYTES, one, two)
+}
+
+/// The partitioner's half of [`warp_specialize_function`]: the rings it
+/// creates have one slot until the pipeliner decides.
+fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, Failure> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
@@ -280,7 +350,7 @@ pub fn warp_specialize_function(
             .is_ok_and(|r| tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op))
     });
     let opts = tawa_partitioner::WsOptions {
-        depth,
+        depth: 1,
         ..Default::default()
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts).map_err(|e| {
@@ -290,6 +360,12 @@ pub fn warp_specialize_function(
     })?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
+        // A transposed copy is read in place by wgmma only from an aref
+        // slot; one the partitioner left in the consumer would need a
+        // register transpose: keep the kernel plain instead.
+        if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
+            return Ok(None);
+        }
     }
     Ok(ws)
 }
@@ -306,20 +382,36 @@ fn check_pass(pass: &str, func: &Function) -> Result<(), Failure> {
     })
 }
 
-/// Tile IR to CUDA: warp-specialized when `ws_depth` is `Some` (the aref
-/// depth) and the partitioner finds a loop to split, plain otherwise.
+/// A kernel's CUDA and, when it was warp-specialized, the schedule.
+#[derive(Clone, Debug)]
+pub struct CudaKernel {
+    pub source: KernelSource,
+    pub schedule: Option<Schedule>,
+}
+
+/// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
+/// `Some` and the partitioner finds a loop to split, plain otherwise.
 pub fn compile_to_cuda(
     path: &str,
     source: &str,
     func: &Function,
-    ws_depth: Option<u32>,
+    ws: Option<&PipelineOptions>,
     color: bool,
-) -> Result<KernelSource, Failure> {
-    let ws = match ws_depth {
-        Some(depth) => warp_specialize_function(path, func, depth)?,
+) -> Result<CudaKernel, Failure> {
+    let specialized = match ws {
+        Some(opts) => warp_specialize_function(path, func, opts)?,
         None => None,
     };
-    generate_cuda(path, source, ws.as_ref().unwrap_or(func), color)
+    let kernel = generate_cuda(
+        path,
+        source,
+        specialized.as_ref().map_or(func, |s| &s.func),
+        color,
+    )?;
+    Ok(CudaKernel {
+        source: kernel,
+        schedule: specialized.map(|s| s.schedule),
+    })
 }
 
 /// `--explain`: the TMA inference's decision for every load, one line each
@@ -337,7 +429,7 @@ pub fn explain_tma(path: &str, func: &Function) -> String {
 pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
     runtime::compile_cuda(
         &kernel.cuda,
-        &kernel.name,
+        &kernel.symbol,
         &runtime::CompileOptions::default(),
     )
     .map_err(|e| match e {
@@ -446,11 +538,13 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::WsIr => {
             let mut module = module;
-            if !cmd.no_ws {
-                let depth = cmd.aref_depth;
+            if let Some(opts) = cmd.pipeline_options() {
                 for func in &mut module.functions {
-                    if let Some(ws) = warp_specialize_function(&path, func, depth)? {
-                        *func = ws;
+                    if let Some(ws) = warp_specialize_function(&path, func, &opts)? {
+                        if cmd.explain {
+                            eprint!("{}", ws.schedule.explain(&path));
+                        }
+                        *func = ws.func;
                     }
                 }
             }
@@ -458,8 +552,12 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         }
         Emit::Cuda | Emit::Ptx | Emit::Cubin => {
             let func = kernel_function(&module)?;
-            let ws_depth = (!cmd.no_ws).then_some(cmd.aref_depth);
-            let kernel = compile_to_cuda(&path, &source, func, ws_depth, color)?;
+            let opts = cmd.pipeline_options();
+            let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
+            if let (true, Some(schedule)) = (cmd.explain, &compiled.schedule) {
+                eprint!("{}", schedule.explain(&path));
+            }
+            let kernel = compiled.source;
             match cmd.emit {
                 Emit::Cuda => kernel.cuda.into_bytes(),
                 Emit::Ptx => {

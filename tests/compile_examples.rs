@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use tawa_backend::runtime::ptxas_info;
 use tawa_backend::toolchain::missing_compile_tools;
+use tawa_pipeliner::PipelineOptions;
 use tawa_rs::harness::compile_case;
 use triton_examples::{Case, Example};
 
@@ -41,6 +42,9 @@ struct Row {
     /// The PTX instructions a warp-specialized kernel is made of that it
     /// lacks.
     ws_missing: Vec<&'static str>,
+    /// ptxas says it serialized wgmmas (C7514/C7515: registers of a group
+    /// in flight touched by other instructions), losing MMA pipelining.
+    wgmma_serialized: Option<String>,
     seconds: f64,
 }
 
@@ -56,7 +60,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 7] = [
+const WS_EXAMPLES: [&str; 9] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -64,13 +68,16 @@ const WS_EXAMPLES: [&str; 7] = [
     "persistent_matmul",
     "geglu_dual_gemm",
     "gemm_row_reduce",
+    "weight_grad",
+    "persistent_matmul_clamped",
 ];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let start = Instant::now();
-    let compiled = compile_case(ex, case, Some(2)).map_err(|f| f.to_string())?;
+    let compiled =
+        compile_case(ex, case, Some(&PipelineOptions::default())).map_err(|f| f.to_string())?;
     let report = ptxas_info(&compiled.compiled.ptx).map_err(|e| format!("ptxas: {e}"))?;
-    let name = &compiled.kernel.name;
+    let name = &compiled.kernel.symbol;
     let res = report
         .kernel(name)
         .ok_or_else(|| format!("ptxas reports no kernel `{name}`:\n{}", report.log))?;
@@ -87,6 +94,11 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
             .into_iter()
             .filter(|i| !compiled.compiled.ptx.contains(i))
             .collect(),
+        wgmma_serialized: report
+            .log
+            .lines()
+            .find(|l| l.contains("wgmma.mma_async instructions are serialized"))
+            .map(str::to_string),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -172,6 +184,9 @@ fn every_example_compiles_to_sm90a_without_spills() {
                         case.name
                     ));
                 }
+                if let Some(line) = &r.wgmma_serialized {
+                    failures.push(format!("{}: {line}", r.what));
+                }
                 if r.spill_bytes > 0 && !allow_spills {
                     failures.push(format!(
                         "{}: spills {} bytes ({} registers); set {ENV_ALLOW_SPILLS}=1 to only report spills locally",
@@ -215,4 +230,69 @@ fn harness_reference_kernels_compile() {
     }
     let report = ptxas_info(&compiled.ptx).unwrap_or_else(|e| panic!("{e}"));
     assert!(report.kernels.iter().all(|k| !k.spills()), "{}", report.log);
+}
+
+/// Kernel names of every kind, and whether each keeps its Python name as
+/// its symbol: C++ keywords, names CUDA's headers already declare, and
+/// non-ASCII letters get a mangled symbol; names kernels usually have stay
+/// as they are.
+const KERNEL_NAMES: [(&str, bool); 12] = [
+    ("add_kernel", true),
+    ("_attn_fwd", true),
+    ("new", false),
+    ("template", false),
+    ("static_cast", false),
+    ("max", false),
+    ("printf", false),
+    ("size_t", false),
+    ("make_float4", false),
+    ("main", false),
+    ("ünïcode_kernel", false),
+    ("カーネル", false),
+];
+
+/// A copy kernel named `name`, through the frontend and CUDA generation.
+fn kernel_named(name: &str) -> tawa_backend::KernelSource {
+    let source = format!(
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n\
+         def {name}(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n\
+         \x20   o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n\
+         \x20   tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n), mask=o < n)\n"
+    );
+    let opts = tawa_frontend::CompileOptions {
+        signature: Some("*fp32:16, *fp32:16, i32, 128".into()),
+        ..Default::default()
+    };
+    let module = tawa_frontend::compile("names.py", &source, &opts)
+        .unwrap_or_else(|d| panic!("{name}: {}", d.render(false)));
+    tawa_rs::driver::compile_to_cuda("names.py", &source, &module.functions[0], None, false)
+        .unwrap_or_else(|f| panic!("{name}: {f}"))
+        .source
+}
+
+/// Messages keep the Python name; the symbol is ASCII and mangled only
+/// where it has to be (no tools needed).
+#[test]
+fn kernel_names_are_mangled_only_where_needed() {
+    for (name, kept) in KERNEL_NAMES {
+        let kernel = kernel_named(name);
+        assert_eq!(kernel.name, name, "messages keep the Python name");
+        assert_eq!(
+            kernel.symbol == name,
+            kept,
+            "{name}: symbol {}",
+            kernel.symbol
+        );
+        assert!(kernel.symbol.is_ascii(), "{}", kernel.symbol);
+    }
+}
+
+/// Any Python identifier is a kernel name NVRTC accepts.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn any_kernel_name_compiles() {
+    require_tools();
+    for (name, _) in KERNEL_NAMES {
+        tawa_rs::driver::nvrtc(&kernel_named(name)).unwrap_or_else(|f| panic!("{name}: {f}"));
+    }
 }

@@ -70,3 +70,31 @@ fn without_explain_stderr_stays_quiet() {
     assert_eq!(code, 0);
     assert!(stderr.is_empty(), "{stderr}");
 }
+
+/// `i32:1` in a signature is Triton's "equal to 1": unit strides written
+/// the Triton way are constants, and the loads they index become TMA.
+#[test]
+fn a_unit_stride_written_as_i32_1_allows_tma() {
+    // The matmul example's explanation with its unit strides written `unit`.
+    let explain = |unit: &str| {
+        let sig = format!("*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32:16, {unit}, i32:16, {unit}, i32:16, {unit}, 128, 128, 64, 8, ''");
+        let (code, _, stderr) = run(&[
+            "triton-examples/kernels/matmul.py",
+            "--signature",
+            &sig,
+            "--explain",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let stderr = explain("i32:1");
+    assert_eq!(stderr.matches(": TMA 2-D box").count(), 2, "{stderr}");
+    let stderr = explain("i32");
+    assert_eq!(
+        stderr
+            .matches("write `i32:1` for it in the signature")
+            .count(),
+        2,
+        "{stderr}"
+    );
+}

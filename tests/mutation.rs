@@ -403,8 +403,13 @@ fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
             for func in &module.functions {
                 let _ = tawa_backend::generate_cuda(func, &Default::default());
                 let _ = tawa_rs::driver::explain_tma(path, func);
-                if let Err(f) = tawa_rs::driver::compile_to_cuda(path, source, func, Some(2), false)
-                {
+                if let Err(f) = tawa_rs::driver::compile_to_cuda(
+                    path,
+                    source,
+                    func,
+                    Some(&Default::default()),
+                    false,
+                ) {
                     if f.exit_code == 3 {
                         return Outcome::Bug(format!(
                             "the warp-specialized path failed internally:\n{}",

@@ -7,9 +7,12 @@
 //!
 //! Two pipelines build the WS kernel ([`Pipeline`]): the one the CUDA
 //! backend compiles (`tawa_rs::driver::warp_specialize_function`: TMA
-//! loads lowered to `desc_load`s by `tma_lower`, dead code removed, then
-//! the partitioner), and the partitioner alone on the unlowered kernel,
-//! which moves pointer-tile loads as they are. Which cases the first one
+//! loads lowered to `desc_load`s by `tma_lower`, dead code removed, the
+//! partitioner, then the pipeliner, with 1 and 2 WGMMA groups kept in
+//! flight where the ring is deep enough), and the partitioner alone on
+//! the unlowered kernel, which moves pointer-tile loads as they are. The
+//! simulator also checks that no slot is released while an async dot
+//! reading it is in flight. Which cases the first one
 //! specializes is asserted per example, so that a case falling back to
 //! the plain kernel fails here.
 //!
@@ -27,6 +30,13 @@ use tawa_ir::axis_info;
 use tawa_ir::interp::{run_grid, InterpOptions};
 use tawa_ir::{verify_function, Function, OpKind};
 use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
+use tawa_pipeliner::PipelineOptions;
+
+/// WGMMA groups in flight the driver's pipeline is simulated with (capped
+/// at the aref depth minus one, so depth 1 checks the unpipelined loop),
+/// and whether the kernel is made persistent (every depth is run both
+/// ways; two programs walk the tiles, see `tests/common`).
+const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
@@ -42,10 +52,24 @@ enum Pipeline {
 }
 
 impl Pipeline {
-    fn specialize(self, what: &str, plain: &Function, depth: u32) -> Option<Function> {
+    fn specialize(
+        self,
+        what: &str,
+        plain: &Function,
+        depth: u32,
+        (mma_depth, persistent): (u32, bool),
+    ) -> Option<Function> {
         match self {
-            Pipeline::Driver => tawa_rs::driver::warp_specialize_function(what, plain, depth)
-                .unwrap_or_else(|e| panic!("{what}: {e}")),
+            Pipeline::Driver => {
+                let opts = PipelineOptions {
+                    aref_depth: Some(depth),
+                    mma_depth,
+                    persistent,
+                };
+                tawa_rs::driver::warp_specialize_function(what, plain, &opts)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"))
+                    .map(|s| s.func)
+            }
             Pipeline::PartitionerOnly => {
                 let plan = infer_tma(plain, &axis_info::analyze(plain));
                 let opts = WsOptions {
@@ -103,12 +127,19 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
         .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
         for pipeline in [Pipeline::Driver, Pipeline::PartitionerOnly] {
             let mut specialized_depths = 0;
-            for depth in 1..=4 {
-                let how = format!("{what} ({pipeline:?}, depth {depth})");
-                let Some(ws) = pipeline.specialize(&what, &plain, depth) else {
+            let mma_depths: &[(u32, bool)] = match pipeline {
+                Pipeline::Driver => &MMA_DEPTHS,
+                Pipeline::PartitionerOnly => &[(0, false)],
+            };
+            for (depth, &mma) in (1..=4).flat_map(|d| mma_depths.iter().map(move |m| (d, m))) {
+                let how =
+                    format!("{what} ({pipeline:?}, depth {depth}, mma depth / persistent {mma:?})");
+                let Some(ws) = pipeline.specialize(&what, &plain, depth, mma) else {
                     continue;
                 };
-                specialized_depths += 1;
+                if mma == mma_depths[0] {
+                    specialized_depths += 1;
+                }
                 assert!(has_ws(&ws), "{how}: no ws op");
                 if let Err(errors) = verify_function(&ws) {
                     let text = tawa_ir::print_function(&ws);
@@ -215,6 +246,20 @@ fn persistent_matmul() {
     );
 }
 
+/// The persistent tutorial's clamp (`tl.where(offs < M, offs, 0)`): the
+/// clamped rows only reach masked stores, as `% M` rows do.
+#[test]
+fn persistent_matmul_clamped() {
+    check_example(
+        "persistent_matmul_clamped",
+        &[
+            "ragged_few_programs",
+            "ragged_tma_few_programs",
+            "ragged_tma_clamped",
+        ],
+    );
+}
+
 #[test]
 fn gemm_row_reduce() {
     check_example("gemm_row_reduce", &["ragged_100"]);
@@ -223,6 +268,21 @@ fn gemm_row_reduce() {
 #[test]
 fn geglu_dual_gemm() {
     check_example("geglu_dual_gemm", &["ragged_100"]);
+}
+
+/// A column-major A (X read transposed): its copy is a box in the other
+/// order, `trans` of which the dot reads.
+#[test]
+fn weight_grad() {
+    check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
+}
+
+/// No masks at all: the inner dimensions have no extent a tensor map can
+/// hold, so the driver keeps the kernel plain (the partitioner alone, on
+/// the unlowered loads, still specializes it).
+#[test]
+fn glu_dual_gemm_unmasked() {
+    check_example("glu_dual_gemm_unmasked", &[]);
 }
 
 #[test]
@@ -249,7 +309,7 @@ fn an_early_release_is_caught() {
     let case = ex.spec.case("ragged_100").unwrap();
     let mut module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 2)
+        .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
         .expect("matmul is warp-specialized");
     let mut moved = false;
     let blocks: Vec<_> = ws.blocks.keys().collect();
@@ -282,4 +342,42 @@ fn an_early_release_is_caught() {
     });
     let err = result.expect_err("an early release must fail");
     assert!(err.contains("release") || err.contains("released"), "{err}");
+}
+
+/// With WGMMA groups in flight, releasing a slot one iteration early
+/// (`wait_group 2` where the schedule keeps 1 group in flight, so the
+/// group reading the released slot may still run) is caught: the release
+/// rule of the aref docs, checked with the real release order.
+#[test]
+fn a_release_while_a_wgmma_is_in_flight_is_caught() {
+    let ex = triton_examples::load("matmul").unwrap();
+    let case = ex.spec.case("ragged_100").unwrap();
+    let mut module = compile_aligned(&ex, case);
+    let mut ws = Pipeline::Driver
+        .specialize("matmul/ragged_100", &module.functions[0], 3, (1, false))
+        .expect("matmul is warp-specialized");
+    let mut loosened = 0;
+    let ops: Vec<_> = ws.ops.keys().collect();
+    for op in ops {
+        if let OpKind::DotWait { pending } = &mut ws.ops[op].kind {
+            if *pending == 1 {
+                *pending = 2;
+                loosened += 1;
+            }
+        }
+    }
+    assert_eq!(loosened, 1, "one wait in the pipelined loop");
+    verify_function(&ws).expect("still well-formed");
+    module.functions[0] = ws;
+    let sim = SimOptions {
+        max_steps: Some(50_000_000),
+        ..SimOptions::default()
+    };
+    let result = common::run_module_with(&module, &ex.spec, case, INPUT_SEED, &mut |f, a, g, m| {
+        simulate_grid(f, a, g, m, &sim)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    });
+    let err = result.expect_err("a release while in flight must fail");
+    assert!(err.contains("still in flight"), "{err}");
 }

@@ -28,6 +28,7 @@
 //! An error in one partition (an out-of-bounds load, a broken aref
 //! contract) aborts the others and is reported as the program's error.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread;
@@ -666,6 +667,7 @@ impl PartitionRun<'_> {
             guard: Some(guard),
             me,
             check_released_reads: self.check_released_reads,
+            in_flight: VecDeque::new(),
         };
         let result = run_region(
             self.func,
@@ -721,6 +723,9 @@ struct PartitionHost<'s, 'a> {
     guard: Option<Guard<'s, 'a>>,
     me: usize,
     check_released_reads: bool,
+    /// This partition's async `dot` groups not yet retired by a
+    /// `dot_wait`, oldest first, with the slot views each reads.
+    in_flight: VecDeque<(Loc, Vec<SlotView>)>,
 }
 
 const ABORTED: &str = "stopped: another partition failed or the ws op deadlocked";
@@ -831,7 +836,33 @@ impl Host for PartitionHost<'_, '_> {
     fn aref_consumed(&mut self, _op: Op, aref: u32, index: i64) -> Result<(), String> {
         let me = self.me;
         self.ring(aref)?;
+        // The release rule of the crate docs: a group that reads the slot
+        // must have retired. On hardware the producer's next copy would
+        // race with the tensor core still reading the slot.
+        let reader = self
+            .in_flight
+            .iter()
+            .find(|(_, reads)| reads.iter().any(|v| v.aref == aref && v.iteration == index));
+        if let Some((loc, _)) = reader {
+            return Err(format!(
+                "aref.consumed releases iteration {index} while the async dot at {}:{} \
+                 reading it is still in flight (retire it with a dot_wait first)",
+                loc.line, loc.col
+            ));
+        }
         self.state_mut().rings[aref as usize].consumed(me, index)
+    }
+
+    fn mma_issued(&mut self, loc: Loc, reads: Vec<SlotView>) -> Result<(), String> {
+        self.in_flight.push_back((loc, reads));
+        Ok(())
+    }
+
+    fn mma_wait(&mut self, pending: u32) -> Result<(), String> {
+        while self.in_flight.len() > pending as usize {
+            self.in_flight.pop_front();
+        }
+        Ok(())
     }
 
     fn read_view(&self, view: &SlotView) -> Result<RVal, String> {

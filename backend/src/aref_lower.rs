@@ -38,7 +38,7 @@ use std::collections::HashMap;
 use tawa_ir::{Function, Op, OpKind, Type, Value};
 
 use super::{operand_swizzle, unsupported, Emitter, OperandSmem, Res};
-use crate::codegen::TensorMapParam;
+use crate::codegen::{TensorMapParam, MAX_DYN_SMEM_BYTES};
 use crate::layout::{Layout, MmaVersion, WARP_SIZE};
 use crate::layout_assign::LayoutMap;
 use tawa_ir::host_expr::{host_expr, HostExpr};
@@ -103,16 +103,42 @@ pub(super) fn plan_rings(
                 "an aref that no partition releases (`aref.consumed`)",
             ));
         }
+        // Sizes in u64 and bounded by what a block may have: the depth is
+        // the user's (`--aref-depth`), and any product may overflow u32.
+        let too_big = |bytes: u64| {
+            unsupported(
+                data.loc,
+                format!(
+                    "an aref ring of {depth} slots needs at least {bytes} bytes of shared memory; \
+                     an sm_90 block can have at most {MAX_DYN_SMEM_BYTES} (use fewer aref slots, \
+                     `--aref-depth`, or smaller blocks)"
+                ),
+            )
+        };
+        let limit = u64::from(MAX_DYN_SMEM_BYTES);
         let mut slot = Vec::new();
-        let mut slot_bytes = 0;
+        let mut slot_bytes: u64 = 0;
         for (j, ty) in buffers.iter().enumerate() {
             let smem =
                 buffer_smem(func, layouts, &gets, j, ty).map_err(|m| unsupported(data.loc, m))?;
-            let bytes =
-                ty.shape().iter().product::<u32>() * ty.scalar_type().map_or(4, |s| s.byte_size());
-            slot.push((slot_bytes, smem, bytes));
+            let bytes = ty.shape().iter().fold(
+                u64::from(ty.scalar_type().map_or(4, |s| s.byte_size())),
+                |n, &d| n.saturating_mul(u64::from(d)),
+            );
+            if slot_bytes.saturating_add(bytes) > limit {
+                return Err(too_big(slot_bytes.saturating_add(bytes)));
+            }
+            slot.push((slot_bytes as u32, smem, bytes as u32));
             slot_bytes += bytes.div_ceil(1024) * 1024;
         }
+        let ring_end = u64::from(at)
+            .saturating_add(slot_bytes.saturating_mul(u64::from(*depth)))
+            .saturating_add(16u64.saturating_mul(u64::from(*depth)));
+        if ring_end > limit {
+            return Err(too_big(ring_end - u64::from(at)));
+        }
+        // Every size below is at most `limit`, which fits u32.
+        let slot_bytes = slot_bytes as u32;
         let ring_bytes = slot_bytes * depth;
         let full = at + ring_bytes;
         let empty = full + 8 * depth;
@@ -131,6 +157,47 @@ pub(super) fn plan_rings(
         at = (empty + 8 * depth).div_ceil(1024) * 1024;
     }
     Ok((rings, at))
+}
+
+/// The dots reading slot tile `v` (the op and the operand index), each
+/// with whether it reads it through a 2-D `trans`; an error naming any
+/// other use.
+fn slot_readers(func: &Function, v: Value) -> Result<Vec<((Op, usize), bool)>, String> {
+    let mut readers = Vec::new();
+    for (op, data) in func.ops.iter() {
+        for (i, &o) in data.operands.iter().enumerate() {
+            if o != v {
+                continue;
+            }
+            match &data.kind {
+                OpKind::Dot { .. } if i < 2 => readers.push(((op, i), false)),
+                OpKind::Trans { perm } if perm.as_slice() == [1, 0] => {
+                    let t = data.results[0];
+                    for (top, tdata) in func.ops.iter() {
+                        for (ti, &to) in tdata.operands.iter().enumerate() {
+                            if to != t {
+                                continue;
+                            }
+                            if !matches!(tdata.kind, OpKind::Dot { .. }) || ti >= 2 {
+                                return Err(format!(
+                                    "a transposed tile got from an aref is used by `{}`; only `tl.dot` operands read aref slots through `trans`",
+                                    tawa_ir::printer::op_name(&tdata.kind)
+                                ));
+                            }
+                            readers.push(((top, ti), true));
+                        }
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "a tile got from an aref is used by `{}`; only `tl.dot` operands are read from aref slots",
+                        tawa_ir::printer::op_name(other)
+                    ))
+                }
+            }
+        }
+    }
+    Ok(readers)
 }
 
 /// The `aref.get` ops of `ring` and the warps of the partitions that
@@ -176,43 +243,39 @@ fn buffer_smem(
             "aref buffer of type {ty}: only 2-D tiles travel through arefs"
         ));
     }
+    // Which operand of the dots reads the slot, its bytes per wgmma, and
+    // whether it is read through `trans` (a column-major operand copied
+    // in box order).
     let mut role = None;
     for &get in gets {
         let v = func.ops[get].results[j];
-        for data in func.ops.values() {
-            for (i, &o) in data.operands.iter().enumerate() {
-                if o != v {
-                    continue;
-                }
-                let is_dot = matches!(data.kind, OpKind::Dot { .. }) && i < 2;
-                if !is_dot {
-                    return Err(format!(
-                        "a tile got from an aref is used by `{}`; only `tl.dot` operands are read from aref slots",
-                        tawa_ir::printer::op_name(&data.kind)
-                    ));
-                }
-                let Some(Layout::Mma(mma)) = layouts.home(data.results[0]) else {
-                    return Err("internal: dot without an MMA layout".into());
-                };
-                if mma.version != MmaVersion::V3 {
-                    return Err(
-                        "aref slots are read by wgmma only (use 4 or 8 warps and BLOCK_M >= 64)"
-                            .into(),
-                    );
-                }
-                let per_instr = if i == 0 { 64 } else { mma.instr_n } * eb;
-                if role.is_some_and(|(r, _)| r != i) {
-                    return Err("one aref buffer feeds both operands of dots".into());
-                }
-                role = Some((i, per_instr));
+        for (reader, transposed) in slot_readers(func, v)? {
+            let data = &func.ops[reader.0];
+            let i = reader.1;
+            let Some(Layout::Mma(mma)) = layouts.home(data.results[0]) else {
+                return Err("internal: dot without an MMA layout".into());
+            };
+            if mma.version != MmaVersion::V3 {
+                return Err(
+                    "aref slots are read by wgmma only (use 4 or 8 warps and BLOCK_M >= 64)".into(),
+                );
             }
+            let per_instr = if i == 0 { 64 } else { mma.instr_n } * eb;
+            if role.is_some_and(|(r, _, t)| r != i || t != transposed) {
+                return Err("one aref buffer feeds dots as different operands".into());
+            }
+            role = Some((i, per_instr, transposed));
         }
     }
-    let Some((role, per_instr)) = role else {
+    let Some((role, per_instr, transposed)) = role else {
         return Err("an aref buffer no dot reads".into());
     };
+    // In the operand's coordinates (what the dot reads): K is dimension 1
+    // of `a`, 0 of `b`; the slot's last dimension is the contiguous one,
+    // which is the operand's other dimension when read through `trans`.
     let k_dim = 1 - role;
-    let mn_major = k_dim != 1;
+    let contiguous = if transposed { 0 } else { 1 };
+    let mn_major = k_dim != contiguous;
     let w = operand_swizzle(shape[1] * eb).ok_or_else(|| {
         format!(
             "aref buffer of type {ty}: its contiguous dimension must make 32, 64 or a multiple of 128 bytes"

@@ -12,8 +12,11 @@ use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
 /// What the runtime needs to launch a generated kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelSource {
-    /// The `__global__` function's name: the source function's.
+    /// The source function's name, for messages.
     pub name: String,
+    /// The `__global__` function's symbol ([`cuda_symbol`] of `name`):
+    /// what NVRTC, ptxas and the module loader know the kernel by.
+    pub symbol: String,
     /// CUDA C++ for NVRTC (`-arch=sm_90a`), self-contained (no includes
     /// beyond what NVRTC ships).
     pub cuda: String,
@@ -28,6 +31,23 @@ pub struct KernelSource {
     /// 128-byte `CUtensorMap` (`KernelArg::Bytes`). Empty for kernels
     /// without TMA copies.
     pub tensor_maps: Vec<TensorMapParam>,
+    /// A persistent kernel's grid parameter (index into `params`): the
+    /// launcher passes the x size of the grid it was asked for there and
+    /// may start fewer programs along x, at least one ([`Self::launch_grid`]).
+    pub grid_param: Option<usize>,
+}
+
+impl KernelSource {
+    /// The grid to start for a launch asked for `grid`, on a device that
+    /// runs `resident` programs at once: a persistent kernel gets at most
+    /// `resident` programs along x (it walks the rest itself); any other
+    /// kernel gets `grid`.
+    pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
+        match self.grid_param {
+            Some(_) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
+            None => grid,
+        }
+    }
 }
 
 /// One TMA tensor map of a kernel, described in terms of the kernel's own
@@ -152,6 +172,44 @@ pub fn kernel_params(func: &Function) -> Result<Vec<KernelParam>, CodegenError> 
 /// shared memory).
 pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSource, CodegenError> {
     let params = kernel_params(func)?;
+    let emitted = emit(func, opts)?;
+    if emitted.smem_bytes > MAX_DYN_SMEM_BYTES {
+        return Err(CodegenError {
+            loc: first_aref_loc(func),
+            message: format!(
+                "the kernel needs {} bytes of shared memory; an sm_90 block can have at most {MAX_DYN_SMEM_BYTES}",
+                emitted.smem_bytes
+            ),
+            notes: vec![
+                "use smaller blocks, or fewer aref slots (`--aref-depth`, `--num-stages`)".into(),
+            ],
+        });
+    }
+    Ok(KernelSource {
+        name: func.name.clone(),
+        symbol: cuda_symbol(&func.name),
+        cuda: emitted.cuda,
+        num_threads: emitted.num_threads,
+        dyn_smem_bytes: emitted.smem_bytes,
+        grid_param: func
+            .attrs
+            .grid_param
+            .as_ref()
+            .and_then(|n| params.iter().position(|p| p.name == *n)),
+        params,
+        tensor_maps: emitted.tensor_maps,
+    })
+}
+
+/// The dynamic shared memory the kernel generated from `func` would
+/// need, whether or not a block can have that much (the pipeliner sizes
+/// aref rings from it).
+pub fn shared_memory_bytes(func: &Function, opts: &CodegenOptions) -> Result<u32, CodegenError> {
+    Ok(emit(func, opts)?.smem_bytes)
+}
+
+/// `combine` (on a copy), `layout_assign`, the axis analysis, `emit_cuda`.
+fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emitted, CodegenError> {
     let mut func = func.clone();
     tawa_ir::combine::combine(&mut func);
     if let Err(errors) = tawa_ir::verify_function(&func) {
@@ -170,33 +228,60 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         .source_path
         .as_ref()
         .and_then(|p| std::fs::read_to_string(p).ok());
-    let emitted = crate::emit_cuda::emit(
+    crate::emit_cuda::emit(
         func,
         &layouts,
         &axis,
         source.as_deref(),
         opts.mn_major_operands,
-    )?;
-    if emitted.smem_bytes > MAX_DYN_SMEM_BYTES {
-        return Err(CodegenError {
-            loc: first_aref_loc(func),
-            message: format!(
-                "the kernel needs {} bytes of shared memory; an sm_90 block can have at most {MAX_DYN_SMEM_BYTES}",
-                emitted.smem_bytes
-            ),
-            notes: vec![
-                "use smaller blocks, or fewer aref slots (`--aref-depth`)".into(),
-            ],
-        });
+    )
+}
+
+/// The CUDA symbol of a kernel named `name` in Python. Any Python
+/// identifier is a kernel name, but not every one is a usable `extern "C"`
+/// symbol: C++ keywords (`new`, `template`), non-ASCII letters, and the
+/// many names NVRTC's built-in headers already give C linkage (`max`,
+/// `printf`, `expf`, `size_t`, `make_float4`). Names shaped like the ones
+/// kernels usually have and CUDA's never do — lowercase snake case with an
+/// underscore, at most one leading underscore, not ending in `_t` nor
+/// starting with a CUDA or tawa-rs prefix — are kept as they are, so that
+/// profilers show them; any other becomes `tw_k_` followed by its ASCII
+/// letters, digits and underscores and `_uXXXX_` for each other character.
+pub fn cuda_symbol(name: &str) -> String {
+    const KEYWORDS_WITH_UNDERSCORE: [&str; 9] = [
+        "static_assert",
+        "static_cast",
+        "dynamic_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "thread_local",
+        "co_await",
+        "co_return",
+        "co_yield",
+    ];
+    const CUDA_PREFIXES: [&str; 5] = ["tw_", "make_", "nv_", "cuda", "cu"];
+    let body = name.strip_prefix('_').unwrap_or(name);
+    let kept = body.starts_with(|c: char| c.is_ascii_lowercase())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && body.contains('_')
+        && !body.contains("__")
+        && !body.ends_with("_t")
+        && !CUDA_PREFIXES.iter().any(|p| name.starts_with(p))
+        && !KEYWORDS_WITH_UNDERSCORE.contains(&name);
+    if kept {
+        return name.to_string();
     }
-    Ok(KernelSource {
-        name: func.name.clone(),
-        cuda: emitted.cuda,
-        num_threads: emitted.num_threads,
-        dyn_smem_bytes: emitted.smem_bytes,
-        params,
-        tensor_maps: emitted.tensor_maps,
-    })
+    let mut symbol = String::from("tw_k_");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            symbol.push(c);
+        } else {
+            symbol.push_str(&format!("_u{:04x}_", u32::from(c)));
+        }
+    }
+    symbol
 }
 
 /// The most dynamic shared memory one block may opt into on sm_90 (227 KiB).

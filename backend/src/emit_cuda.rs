@@ -277,6 +277,12 @@ struct Emitter<'f> {
     kernel_regs: u32,
     /// A partition without the scratch area asked for shared memory.
     scratch_misuse: bool,
+    /// Whether async wgmma groups may be in flight at the point being
+    /// emitted (set by an async `dot`, cleared by a full wait).
+    mma_in_flight: bool,
+    /// `dot_wait {pending = 0}` ops whose wait the loop before them
+    /// already emitted, inside its trip guard ([`Emitter::for_loop`]).
+    waited_by_loop: std::collections::HashSet<Op>,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -463,6 +469,8 @@ pub fn emit(
         tensor_map_names: HashMap::new(),
         kernel_regs: 0,
         scratch_misuse: false,
+        mma_in_flight: false,
+        waited_by_loop: Default::default(),
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
         plan_operand_buffers(func, layouts, mn_major_operands);
@@ -547,7 +555,7 @@ pub fn emit(
     writeln!(
         cuda,
         "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
-        func.name,
+        crate::codegen::cuda_symbol(&func.name),
         params.join(", ")
     )
     .unwrap();
@@ -865,6 +873,9 @@ impl<'f> Emitter<'f> {
         if from.same_placement(to, &shape) {
             return Ok(src.to_string());
         }
+        if let Some(name) = self.convert_vectorized(v, src, from, to)? {
+            return Ok(name);
+        }
         let c = elem_cty(self.elem(v));
         let numel: u32 = shape.iter().product();
         let bytes = numel * std::mem::size_of::<u64>().min(access_bytes_c(self.elem(v))) as u32;
@@ -885,6 +896,95 @@ impl<'f> Emitter<'f> {
             "#pragma unroll\nfor (int r = 0; r < {rt}; ++r) {name}[r] = (({c}*)tw_smem)[{lin_to}];"
         ));
         Ok(name)
+    }
+
+    /// [`Emitter::convert`] with vector accesses when both layouts hold
+    /// runs of elements along the last dimension in consecutive registers
+    /// (an MMA accumulator's column pairs, a blocked layout's 16-byte
+    /// vectors): each run moves as one shared-memory access, and rows are
+    /// padded by 16 bytes so that the rows an MMA layout writes at once
+    /// fall in different banks. `None` when the tile does not allow it.
+    fn convert_vectorized(
+        &mut self,
+        v: Value,
+        src: &str,
+        from: &Layout,
+        to: &Layout,
+    ) -> Res<Option<String>> {
+        let Some(pitch) = self.stage_vectorized(v, src, from, to) else {
+            return Ok(None);
+        };
+        let shape = self.ty(v).shape().to_vec();
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let vt = vector_run(to, &shape, eb);
+        let c = elem_cty(self.elem(v));
+        let name = self.name_for(v);
+        let at = |l: &Layout, r: &str| padded_linear_c(l, &shape, r, pitch);
+        let wt = vec_type(vt * eb);
+        let rt = to.regs_per_thread(&shape);
+        self.line(format!("{c} {name}[{rt}];"));
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rt}; r += {vt}) {{\n  union {{ {wt} u; {c} e[{vt}]; }} t;\n  t.u = *({wt}*)(({c}*)tw_smem + {});\n  #pragma unroll\n  for (int e = 0; e < {vt}; ++e) {name}[r + e] = t.e[e];\n}}",
+            at(to, "r")
+        ));
+        Ok(Some(name))
+    }
+
+    /// The write half of [`Emitter::convert_vectorized`]: tile `v`
+    /// (register array `src` in layout `from`) written to the scratch area
+    /// in rows padded by 16 bytes, then a barrier; returns the row pitch in
+    /// elements, or `None` (nothing emitted) when neither layout has
+    /// vectors along the last dimension or rows are not 16-byte multiples.
+    fn stage_vectorized(&mut self, v: Value, src: &str, from: &Layout, to: &Layout) -> Option<u32> {
+        let pitch = self.staging_pitch(v, from, to)?;
+        let shape = self.ty(v).shape().to_vec();
+        let rows: u32 = shape[..shape.len() - 1].iter().product();
+        self.smem(rows * pitch * access_bytes_c(self.elem(v)) as u32);
+        self.stage_band(v, src, from, to, pitch, None);
+        Some(pitch)
+    }
+
+    /// Row pitch (elements) of the padded staging layout between `from`
+    /// and `to`, `None` when it does not apply (see
+    /// [`Emitter::stage_vectorized`]).
+    fn staging_pitch(&self, v: Value, from: &Layout, to: &Layout) -> Option<u32> {
+        let shape = self.ty(v).shape();
+        let &cols = shape.last()?;
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let (vf, vt) = (vector_run(from, shape, eb), vector_run(to, shape, eb));
+        if (vf == 1 && vt == 1) || shape.len() < 2 || !(cols * eb).is_multiple_of(16) {
+            return None;
+        }
+        Some(cols + 16 / eb)
+    }
+
+    /// Writes tile `v` (array `src` in layout `from`) to the staging area,
+    /// between two barriers: all of it, or with `band = (lo, rows)` (2-D
+    /// tiles) only rows `lo .. lo + rows`, at staging row `row - lo`.
+    fn stage_band(
+        &mut self,
+        v: Value,
+        src: &str,
+        from: &Layout,
+        to: &Layout,
+        pitch: u32,
+        band: Option<(&str, u32)>,
+    ) {
+        let shape = self.ty(v).shape().to_vec();
+        let eb = access_bytes_c(self.elem(v)) as u32;
+        let (vf, vt) = (vector_run(from, &shape, eb), vector_run(to, &shape, eb));
+        let c = elem_cty(self.elem(v));
+        self.line(format!(
+            "// {from} -> {to} through shared memory ({vf}- and {vt}-element vectors, padded rows)"
+        ));
+        self.barrier();
+        let rf = from.regs_per_thread(&shape);
+        let wf = vec_type(vf * eb);
+        let (at, guard) = staged_at(from, &shape, "r", pitch, band);
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {rf}; r += {vf}) {{\n  union {{ {wf} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  {guard}*({wf}*)(({c}*)tw_smem + {at}) = t.u;\n}}"
+        ));
+        self.barrier();
     }
 
     // ------------------------------------------------------------------ blocks
@@ -1015,8 +1115,17 @@ impl<'f> Emitter<'f> {
             OpKind::ArefGet => self.aref_get(op),
             OpKind::ArefConsumed => self.aref_consumed(op),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
+            OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            // A column-major operand's slot, copied in box order: wgmma
+            // reads it in place (the slot's layout is planned for the dot
+            // that reads the transpose, `aref_lower::buffer_smem`).
+            OpKind::Trans { .. } if self.views.contains_key(&data.operands[0]) => {
+                let view = self.views[&data.operands[0]].clone();
+                self.views.insert(data.results[0], view);
+                Ok(())
+            }
             OpKind::AtomicCas { .. }
             | OpKind::Scan { .. }
             | OpKind::Reshape
@@ -1434,7 +1543,7 @@ impl<'f> Emitter<'f> {
             return Ok(());
         }
         let shape = self.ty(ptr).shape().to_vec();
-        let layout = self.store_layout(val);
+        let layout = self.pointer_store_layout(ptr, val);
         let regs = layout.regs_per_thread(&shape);
         let eb = access_bytes(self.elem(ptr));
         let mask = if *has_mask {
@@ -1443,8 +1552,35 @@ impl<'f> Emitter<'f> {
             None
         };
         let v = self.vec_width(ptr, mask, &layout, &shape, eb);
+        // A heavy tile stored through another layout streams from shared
+        // memory: staged in its own layout (first, so that its registers
+        // are free before the pointers and the mask are computed), each
+        // vector goes straight from shared to global memory, never the
+        // whole tile in registers twice.
+        let home = self.store_layout(val);
+        let staged = match (v > 1, &home == &layout, self.vals.get(&val)) {
+            (true, false, Some(CVal::Tile(src))) if self.layouts.is_heavy(val) => self
+                .staging_pitch(val, &home, &layout)
+                .map(|pitch| (src.clone(), pitch)),
+            _ => None,
+        };
+        // Staged in bands of rows: the band's buffer, not the tile's, is
+        // what the store takes from the shared memory the aref rings
+        // compete for.
+        let band_rows = staged.as_ref().map(|(_, pitch)| {
+            let rows = shape[0];
+            let fit = (STAGING_BYTES / (pitch * eb)).max(1);
+            if shape.len() == 2 && fit < rows {
+                1 << fit.ilog2()
+            } else {
+                rows
+            }
+        });
+        if let (Some((_, pitch)), Some(band)) = (&staged, band_rows) {
+            let rows: u32 = shape[..shape.len() - 1].iter().product();
+            self.smem(band.min(rows) * pitch * eb);
+        }
         let p = self.tile(ptr, &layout)?;
-        let x = self.elem_at(val, &layout, "r")?;
         let m = match mask {
             Some(m) => Some(self.tile(m, &layout)?),
             None => None,
@@ -1453,13 +1589,46 @@ impl<'f> Emitter<'f> {
         if v > 1 && self.ty(val).is_tensor() {
             let c = elem_cty(self.elem(val));
             let vt = vec_type(v * eb);
-            let xa = self.tile(val, &layout)?;
+            let banded = staged.is_some() && band_rows.is_some_and(|b| b < shape[0]);
+            let band = banded.then(|| ("band", band_rows.unwrap_or(1)));
+            let (read, in_band) = match &staged {
+                Some((src, pitch)) => {
+                    if let Some((lo, rows)) = band {
+                        self.line(format!(
+                            "#pragma unroll 1\nfor (int band = 0; band < {}; band += {rows}) {{",
+                            shape[0]
+                        ));
+                        self.indent += 1;
+                        self.stage_band(val, src, &home, &layout, *pitch, Some((lo, rows)));
+                    } else {
+                        self.stage_band(val, src, &home, &layout, *pitch, None);
+                    }
+                    let (at, guard) = staged_at(&layout, &shape, &format!("g * {v}"), *pitch, band);
+                    (format!("t.u = *({vt}*)(({c}*)tw_smem + {at});"), guard)
+                }
+                None => {
+                    let xa = self.tile(val, &layout)?;
+                    let read = format!(
+                        "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
+                    );
+                    (read, String::new())
+                }
+            };
             self.line(format!(
                 "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
                 regs / v
             ));
             self.indent += 1;
             let mut conds = Vec::new();
+            if !in_band.is_empty() {
+                // `if (cond) ` → the condition alone.
+                conds.push(
+                    in_band
+                        .trim_start_matches("if (")
+                        .trim_end_matches(") ")
+                        .to_string(),
+                );
+            }
             if let Some(o) = Self::owner_c(&layout, &shape, &format!("g * {v}")) {
                 conds.push(o);
             }
@@ -1467,18 +1636,26 @@ impl<'f> Emitter<'f> {
                 conds.push(format!("{m}[g * {v}]"));
             }
             self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
-            self.line(format!(
-                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) t.e[e] = {xa}[g * {v} + e];"
-            ));
             let st = format!("*({vt}*)({p}[g * {v}]) = t.u;");
             if conds.is_empty() {
+                self.line(read);
                 self.line(st);
+            } else if staged.is_some() {
+                // Rows outside the band are not in shared memory: read
+                // only what is stored.
+                self.line(format!("if ({}) {{ {read} {st} }}", conds.join(" && ")));
             } else {
+                self.line(read);
                 self.line(format!("if ({}) {st}", conds.join(" && ")));
             }
             self.indent -= 1;
             self.line("}");
+            if banded {
+                self.indent -= 1;
+                self.line("}");
+            }
         } else {
+            let x = self.elem_at(val, &layout, "r")?;
             let mut conds: Vec<String> = own.into_iter().collect();
             if let Some(m) = &m {
                 conds.push(format!("{m}[r]"));
@@ -1498,6 +1675,30 @@ impl<'f> Emitter<'f> {
 
     /// Stores happen in the stored value's layout (data never moves for a
     /// store; the addresses are recomputed instead).
+    /// The layout a tile is stored through pointer tile `ptr` in: its own,
+    /// except that an MMA accumulator tile goes through the coalesced
+    /// layout of the pointers (converted in shared memory, rows padded):
+    /// the accumulator layout would write a few bytes per thread per row,
+    /// half of each 32-byte sector wasted, where a blocked layout writes
+    /// whole 16-byte vectors side by side.
+    fn pointer_store_layout(&self, ptr: Value, val: Value) -> Layout {
+        let home = self.store_layout(val);
+        if !matches!(home, Layout::Mma(_)) || !self.ty(val).is_tensor() {
+            return home;
+        }
+        let anchor = crate::layout_assign::pointer_anchor(
+            self.func,
+            ptr,
+            self.ty(val),
+            self.num_warps,
+            Some(self.axis),
+        );
+        match anchor {
+            Some(a @ Layout::Blocked(_)) => a,
+            _ => home,
+        }
+    }
+
     fn store_layout(&self, val: Value) -> Layout {
         match self.layouts.home(val) {
             Some(l) => l.clone(),
@@ -1998,7 +2199,9 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         let f = self.func;
         let data = &f.ops[op];
         let OpKind::Dot {
-            input_precision, ..
+            input_precision,
+            is_async,
+            ..
         } = &data.kind
         else {
             unreachable!()
@@ -2077,7 +2280,10 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
                 m,
                 n,
                 [(a_base, a_smem), (b_base, b_smem)],
+                *is_async,
             )?,
+            // `mma.sync` completes when issued: an async dot is simply done
+            // early, and its `dot_wait` has nothing left to wait for.
             MmaVersion::V2 => {
                 if !matches!(at, ScalarType::F16 | ScalarType::BF16) {
                     return Err(unsupported(data.loc, "`mma.sync` fallback takes f16/bf16 operands only; use 4 warps and BLOCK_M >= 64 for wgmma"));
@@ -2143,6 +2349,41 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         Ok(())
     }
 
+    /// `dot_wait`: `wgmma.wait_group`, then the results are the operands'
+    /// registers, fenced so that the C++ compiler does not move their reads
+    /// above the wait.
+    fn dot_wait(&mut self, op: Op, pending: u32) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        if !self.waited_by_loop.contains(&op) {
+            self.line(format!(
+                "asm volatile(\"wgmma.wait_group.sync.aligned {pending};\" ::: \"memory\");"
+            ));
+        }
+        if pending == 0 {
+            self.mma_in_flight = false;
+        }
+        for (&v, &r) in data.operands.iter().zip(&data.results) {
+            let value = self.vals.get(&v).cloned().ok_or_else(|| {
+                unsupported(data.loc, "internal: dot_wait of a value not yet emitted")
+            })?;
+            if let CVal::Tile(name) = &value {
+                let regs = match self.layouts.home(v) {
+                    Some(l) => l.regs_per_thread(self.ty(v).shape()),
+                    None => {
+                        return Err(unsupported(
+                            data.loc,
+                            "internal: dot_wait of a tile without a layout",
+                        ))
+                    }
+                };
+                self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+            }
+            self.vals.insert(r, value);
+        }
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn wgmma(
         &mut self,
@@ -2156,6 +2397,7 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         m: u32,
         n: u32,
         [(a_base, a_smem), (b_base, b_smem)]: [(String, OperandSmem); 2],
+        is_async: bool,
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
         let (kstep, types, can_transpose) = match at {
@@ -2236,8 +2478,13 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
             }
         }
         self.line("asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");");
-        self.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");");
-        self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        // An async dot leaves its group in flight: the `dot_wait` that
+        // retires it waits and fences the accumulators.
+        self.mma_in_flight = is_async;
+        if !is_async {
+            self.line("asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");");
+            self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        }
         self.indent -= 1;
         self.line("}");
         Ok(())
@@ -2263,6 +2510,18 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         }
         let iv = self.name_for(args[0]);
         let ivt = elem_cty(self.elem(args[0]));
+        // A loop that leaves wgmma groups in flight, drained right after:
+        // the drain goes inside a guard on the trip count, so that the
+        // accumulators of the zero-trip path and of the loop meet only
+        // after the wait. Otherwise ptxas sees registers of a group in
+        // flight merge with plain ones and serializes every wgmma of the
+        // loop (its C7514 warning).
+        let drain = self.drain_after(op);
+        let in_flight_at_entry = self.mma_in_flight;
+        if drain.is_some() {
+            self.line(format!("if ({lb} < {ub}) {{"));
+            self.indent += 1;
+        }
         self.line(format!(
             "for ({ivt} {iv} = {lb}; {iv} < {ub}; {iv} += {step}) {{"
         ));
@@ -2278,10 +2537,38 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         self.copies.pop();
         self.indent -= 1;
         self.line("}");
+        if let Some(wait) = drain {
+            let full_wait = "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");";
+            self.line(full_wait);
+            self.indent -= 1;
+            if in_flight_at_entry {
+                // Groups issued before the loop still need their wait.
+                self.line(format!("}} else {{\n  {full_wait}\n}}"));
+            } else {
+                self.line("}");
+            }
+            self.waited_by_loop.insert(wait);
+            self.mma_in_flight = false;
+        }
         for (i, &r) in data.results.iter().enumerate() {
             self.vals.insert(r, carried[i].0.clone());
         }
         Ok(())
+    }
+
+    /// The `dot_wait {pending = 0}` right after `for` op `the_loop` that
+    /// waits for the groups the loop leaves in flight, if there is one.
+    fn drain_after(&self, the_loop: Op) -> Option<Op> {
+        let f = self.func;
+        let block = f.block_of(the_loop)?;
+        let ops = &f.blocks[block].ops;
+        let next = *ops.get(ops.iter().position(|&o| o == the_loop)? + 1)?;
+        let data = &f.ops[next];
+        let results = &f.ops[the_loop].results;
+        let drains = matches!(data.kind, OpKind::DotWait { pending: 0 })
+            && !data.operands.is_empty()
+            && data.operands.iter().all(|v| results.contains(v));
+        drains.then_some(next)
     }
 
     fn terminator(&self, block: Block) -> Vec<Value> {
@@ -2394,6 +2681,64 @@ fn linear_c(layout: &Layout, shape: &[u32], r: &str) -> String {
             format!("{co} * {stride}")
         });
         stride *= shape[d];
+    }
+    parts.join(" + ")
+}
+
+/// Elements of a tile of `shape` that `layout` keeps in consecutive
+/// registers along the last dimension, capped at a 16-byte vector.
+fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
+    let last = shape.len() as u32 - 1;
+    match layout.digits(shape).first() {
+        Some(g) if g.dim == last && g.stride == 1 => g.size.min(16 / eb).max(1),
+        _ => 1,
+    }
+}
+
+/// Shared memory a staged store's band of rows may take (the rest goes
+/// to the aref rings).
+const STAGING_BYTES: u32 = 32 * 1024;
+
+/// The staging index of register `r` of `layout` and the guard before an
+/// access to it: the padded linear index, or with `band = (lo, rows)`
+/// (2-D) the index within the band and `if (row is in the band) `.
+fn staged_at(
+    layout: &Layout,
+    shape: &[u32],
+    r: &str,
+    pitch: u32,
+    band: Option<(&str, u32)>,
+) -> (String, String) {
+    match band {
+        None => (padded_linear_c(layout, shape, r, pitch), String::new()),
+        Some((lo, rows)) => {
+            let row = Emitter::coord_c(layout, shape, 0, r);
+            let col = Emitter::coord_c(layout, shape, 1, r);
+            (
+                format!("({col}) + (({row}) - {lo}) * {pitch}"),
+                format!("if ((unsigned)(({row}) - {lo}) < {rows}u) "),
+            )
+        }
+    }
+}
+
+/// Like [`linear_c`], with rows (the last dimension) `pitch` elements
+/// apart instead of `shape[last]`.
+fn padded_linear_c(layout: &Layout, shape: &[u32], r: &str, pitch: u32) -> String {
+    let mut parts = Vec::new();
+    let mut stride = 1u32;
+    for d in (0..shape.len()).rev() {
+        let co = Emitter::coord_c(layout, shape, d, r);
+        parts.push(if stride == 1 {
+            co
+        } else {
+            format!("({co}) * {stride}")
+        });
+        stride *= if d + 1 == shape.len() {
+            pitch
+        } else {
+            shape[d]
+        };
     }
     parts.join(" + ")
 }

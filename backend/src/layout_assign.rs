@@ -165,9 +165,22 @@ pub fn load_anchor(
 ) -> Option<Layout> {
     let data = &func.ops[load];
     let r = *data.results.first()?;
-    let ty = func.ty(r);
+    pointer_anchor(func, *data.operands.first()?, func.ty(r), num_warps, axis)
+}
+
+/// The blocked layout for accessing a tile of type `ty` through pointer
+/// (tile) `ptr`: vectors along the dimension the pointers are most
+/// contiguous in (the default layout when that is the last one or not
+/// known).
+pub fn pointer_anchor(
+    func: &Function,
+    ptr: Value,
+    ty: &Type,
+    num_warps: u32,
+    axis: Option<&AxisInfoMap>,
+) -> Option<Layout> {
     let default = default_layout(ty, num_warps)?;
-    let (Some(axis), Some(&ptr)) = (axis, data.operands.first()) else {
+    let Some(axis) = axis else {
         return Some(default);
     };
     if !func.ty(ptr).is_tensor() {
@@ -461,6 +474,12 @@ impl Assigner<'_> {
                 let r = res.unwrap();
                 let anchor = load_anchor(f, op, self.map.num_warps, self.coalesce_by);
                 self.set(r, anchor, true);
+            }
+            // The results are the operands (accumulators in flight).
+            OpKind::DotWait { .. } => {
+                for (&o, &r) in ops.iter().zip(&data.results) {
+                    self.set(r, self.map.home[o].clone(), true);
+                }
             }
             OpKind::DescLoad | OpKind::AtomicCas { .. } => {
                 let r = res.unwrap();

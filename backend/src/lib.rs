@@ -32,6 +32,6 @@ pub mod toolchain;
 pub use tawa_ir::axis_info;
 
 pub use codegen::{
-    generate_cuda, CodegenError, CodegenOptions, HostExpr, KernelParam, KernelSource, ParamType,
-    TensorMapParam,
+    cuda_symbol, generate_cuda, shared_memory_bytes, CodegenError, CodegenOptions, HostExpr,
+    KernelParam, KernelSource, ParamType, TensorMapParam, MAX_DYN_SMEM_BYTES,
 };

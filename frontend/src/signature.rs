@@ -3,7 +3,9 @@
 //!
 //! - `*T` / `*T:A`: pointer to `T`, optionally aligned to `A` bytes;
 //! - `T` / `T:D`: a scalar of type `T` (`i32`, `i64`, `fp32`, ...), `D` a
-//!   divisibility hint for integers;
+//!   divisibility hint for integers — except `:1`, which in Triton's format
+//!   means "equal to 1": the parameter becomes the constant 1, as Triton
+//!   specializes unit strides;
 //! - `tensordesc<T[B0, B1]>`: a host-side tensor descriptor moving `B0xB1`
 //!   blocks of `T` (Triton's spelling for `TensorDescriptor` arguments);
 //! - anything else is a Python expression binding a `tl.constexpr`
@@ -147,6 +149,10 @@ pub fn parse_entry(text: &str) -> Result<SigEntry, String> {
         _ => (t, None),
     };
     if let Some(ty) = sig_type(head) {
+        if ty.is_int() && hint == Some(1) {
+            // Triton's `equal_to_1` specialization, not "divisible by 1".
+            return Ok(SigEntry::Value("1".into()));
+        }
         // `fp16`-style names are types here; a dtype constexpr value is
         // spelled `tl.float16`.
         return Ok(SigEntry::Scalar {
@@ -200,6 +206,16 @@ mod tests {
         // A bare integer binds any parameter to a constant, also a plain
         // integer one (Triton's specialization of arguments equal to 1).
         assert_eq!(parse_entry("1"), Ok(SigEntry::Value("1".into())));
+        // `i32:1` is Triton's "equal to 1", the same binding.
+        assert_eq!(parse_entry("i32:1"), Ok(SigEntry::Value("1".into())));
+        assert_eq!(parse_entry("i64 : 1"), Ok(SigEntry::Value("1".into())));
+        assert_eq!(
+            parse_entry("i32:2"),
+            Ok(SigEntry::Scalar {
+                ty: ScalarType::I32,
+                divisibility: Some(2)
+            })
+        );
         assert!(parse_entry("*fp17").is_err());
         assert!(parse_entry("i33").is_err());
         assert_eq!(

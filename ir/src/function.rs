@@ -89,6 +89,11 @@ pub struct FuncAttrs {
     /// them (`64`, `'leaky_relu'`, `tl.float16`), in source order. Only for
     /// readers and compile caches: the IR already has them folded in.
     pub constexprs: Vec<(String, String)>,
+    /// A persistent kernel's launch contract: the parameter (an `i32`)
+    /// that receives the x size of the grid the kernel was launched for.
+    /// The kernel strides over that many tiles itself, so the launcher may
+    /// start fewer programs along x (one per SM), never zero.
+    pub grid_param: Option<String>,
 }
 
 impl Default for FuncAttrs {
@@ -97,6 +102,7 @@ impl Default for FuncAttrs {
             num_warps: 4,
             num_stages: 3,
             constexprs: Vec::new(),
+            grid_param: None,
         }
     }
 }
@@ -212,6 +218,51 @@ impl Function {
         let op = self.create_op(kind, operands, result_types, regions, loc);
         self.blocks[block].ops.push(op);
         op
+    }
+
+    /// Creates an op and inserts it into `block` at position `index` (an
+    /// index equal to the block's length appends).
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_op(
+        &mut self,
+        block: Block,
+        index: usize,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_types: Vec<Type>,
+        regions: Vec<Block>,
+        loc: Loc,
+    ) -> Op {
+        let op = self.create_op(kind, operands, result_types, regions, loc);
+        self.blocks[block].ops.insert(index, op);
+        op
+    }
+
+    /// Appends a result of type `ty` to `op` (for passes that widen a
+    /// loop's carried values).
+    pub fn add_result(&mut self, op: Op, ty: Type) -> Value {
+        let index = self.ops[op].results.len() as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(op, index),
+            name: None,
+        });
+        self.ops[op].results.push(v);
+        v
+    }
+
+    /// Replaces every use of `old` by `new`, except in the ops of `keep`.
+    pub fn replace_uses(&mut self, old: Value, new: Value, keep: &[Op]) {
+        for (op, data) in self.ops.iter_mut() {
+            if keep.contains(&op) {
+                continue;
+            }
+            for o in &mut data.operands {
+                if *o == old {
+                    *o = new;
+                }
+            }
+        }
     }
 
     /// Appends a one-result op to `block` and returns its result.

@@ -523,10 +523,27 @@ pub enum OpKind {
     },
     /// `(a: MxK, b: KxN, acc: MxN) -> MxN`: `a @ b + acc`, products summed in
     /// the accumulator's type (f32 for f16/bf16/f8 operands).
+    ///
+    /// `is_async` (printed `{async}`; the pipeliner sets it): the product is
+    /// issued as one asynchronous tensor-core group (WGMMA) and is *in
+    /// flight* until a [`OpKind::DotWait`] retires it. While in flight, its
+    /// operands (shared-memory slot views) may still be read and its result
+    /// may only be the accumulator of a later async `dot`, a `dot_wait`
+    /// operand or a `yield` (verifier rule 12). A plain `dot` waits for
+    /// every group of its partition, its own included.
     Dot {
         input_precision: InputPrecision,
         max_num_imprecise_acc: Option<u32>,
+        is_async: bool,
     },
+    /// `(values...) -> (values...)`, results equal to the operands:
+    /// `wgmma.wait_group pending`. Waits until at most `pending` async
+    /// `dot` groups that this partition issued are still in flight (the
+    /// newest ones); older groups have retired, so their results are
+    /// complete and their operands are no longer read. The operands are the
+    /// in-flight accumulators the wait makes usable (with `pending = 0`
+    /// every one; with more, they stay in flight — rule 12).
+    DotWait { pending: u32 },
     /// `(tensor) -> tensor` with `axis` removed (a scalar when the operand is
     /// 1-D). `Argmax`/`Argmin` give i32 indices.
     Reduce { kind: ReduceKind, axis: u32 },
@@ -657,6 +674,8 @@ impl OpKind {
                 | OpKind::ArefGet
                 | OpKind::ArefConsumed
                 | OpKind::WarpSpecialize { .. }
+                // Orders the partition against its tensor-core groups.
+                | OpKind::DotWait { .. }
         )
     }
 }

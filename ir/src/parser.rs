@@ -665,6 +665,7 @@ impl<'a> Parser<'a> {
             if let Some(c) = a.take_dict(self, "constexprs")? {
                 f.attrs.constexprs = c;
             }
+            f.attrs.grid_param = a.take_str(self, "grid_param")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;
@@ -1081,13 +1082,19 @@ impl<'a> Parser<'a> {
                     )?
                     .unwrap_or_default();
                 let max_num_imprecise_acc = a.take_u32(self, "max_num_imprecise_acc")?;
+                let is_async = a.take_flag(self, "async")?;
                 no_sub(
                     self,
                     OpKind::Dot {
                         input_precision,
                         max_num_imprecise_acc,
+                        is_async,
                     },
                 )?
+            }
+            "dot_wait" => {
+                let pending = a.require_u32(self, "pending", op_pos)?;
+                no_sub(self, OpKind::DotWait { pending })?
             }
             "reduce" => {
                 let kind = sub

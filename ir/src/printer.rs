@@ -136,6 +136,7 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::Load { .. } => "load".into(),
         OpKind::Store { .. } => "store".into(),
         OpKind::Dot { .. } => "dot".into(),
+        OpKind::DotWait { .. } => "dot_wait".into(),
         OpKind::Reduce { kind, .. } => format!("reduce.{}", kind.name()),
         OpKind::Scan { kind, .. } => format!("scan.{}", scan_kind_name(*kind)),
         OpKind::MakeBlockPtr { .. } => "make_block_ptr".into(),
@@ -418,6 +419,9 @@ impl Printer<'_> {
                 .collect();
             let _ = write!(self.out, ", constexprs = {{{}}}", items.join(", "));
         }
+        if let Some(p) = &f.attrs.grid_param {
+            let _ = write!(self.out, ", grid_param = {}", quote(p));
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");
@@ -681,7 +685,11 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
         OpKind::Dot {
             input_precision,
             max_num_imprecise_acc,
+            is_async,
         } => {
+            if *is_async {
+                a.push("async".into());
+            }
             if *input_precision != InputPrecision::default() {
                 a.push(format!(
                     "input_precision = {}",
@@ -692,6 +700,7 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
                 a.push(format!("max_num_imprecise_acc = {n}"));
             }
         }
+        OpKind::DotWait { pending } => a.push(format!("pending = {pending}")),
         OpKind::Reduce { axis, .. } => a.push(format!("axis = {axis}")),
         OpKind::Scan { axis, reverse, .. } => {
             a.push(format!("axis = {axis}"));

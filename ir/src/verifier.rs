@@ -3,7 +3,8 @@
 //! It checks, for each function:
 //!
 //! 1. Parameters are exactly the body block's arguments, in order, and the
-//!    body has no parent op.
+//!    body has no parent op; a `grid_param` attribute names an `i32`
+//!    parameter.
 //! 2. Every block reachable from the body is the region of exactly one op,
 //!    and its `parent` is that op; ops without regions are not `for`/`if`/
 //!    `while`, and those have their number of regions (1, 2, 2).
@@ -57,6 +58,17 @@
 //!     put and one get, and a partition that gets from an aref also releases
 //!     it (`consumed`) and vice versa. Whether every get is released exactly
 //!     once, in order, is a run-time property the aref simulator checks.
+//! 12. Tensor-core groups in flight: `dot_wait` returns its operands'
+//!     types. A value is *in flight* when it is the result of an async
+//!     `dot`, a result of a `dot_wait` with `pending > 0`, or carried from
+//!     such a value through a `for` (the iteration argument and the loop
+//!     result of a yielded in-flight value). An in-flight value is used
+//!     only as the accumulator of an async `dot`, as a `dot_wait` operand
+//!     or by a `yield` of a `for` body: its registers are still being
+//!     written by the tensor core, so anything else must wait for it
+//!     (`dot_wait {pending = 0}`). Whether a slot read by a group in flight
+//!     is released too early is a run-time property the aref simulator
+//!     checks.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -119,6 +131,7 @@ pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
     };
     v.function();
     v.aref_placement();
+    v.in_flight_uses();
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -185,6 +198,15 @@ impl Verifier<'_> {
         };
         if body.parent.is_some() {
             self.error(None, "the body block has a parent op");
+        }
+        if let Some(name) = &f.attrs.grid_param {
+            let i32_param = f.params.iter().any(|p| {
+                p.name == *name
+                    && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
+            });
+            if !i32_param {
+                self.error(None, format!("grid_param `{name}` is not an i32 parameter"));
+            }
         }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
@@ -432,6 +454,88 @@ impl Verifier<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Rule 12: where values still written by tensor-core groups in flight
+    /// may be used.
+    fn in_flight_uses(&mut self) {
+        let f = self.f;
+        let mut in_flight: HashSet<Value> = HashSet::new();
+        f.walk(&mut |op| {
+            let d = &f.ops[op];
+            let produces = match d.kind {
+                OpKind::Dot { is_async, .. } => is_async,
+                OpKind::DotWait { pending } => pending > 0,
+                _ => false,
+            };
+            if produces {
+                in_flight.extend(d.results.iter().copied());
+            }
+        });
+        // Carried through loops: a yielded in-flight value makes the
+        // iteration argument and the loop result in flight too (to a fixed
+        // point: the argument may itself be yielded by an inner loop).
+        loop {
+            let mut grew = false;
+            f.walk(&mut |op| {
+                let d = &f.ops[op];
+                if !matches!(d.kind, OpKind::For(_)) {
+                    return;
+                }
+                let Some(&body) = d.regions.first() else {
+                    return;
+                };
+                let Some(&yield_op) = f.blocks[body].ops.last() else {
+                    return;
+                };
+                let yielded = &f.ops[yield_op].operands;
+                let args = &f.blocks[body].args;
+                for (i, v) in yielded.iter().enumerate() {
+                    if !in_flight.contains(v) {
+                        continue;
+                    }
+                    for carried in [args.get(i + 1), d.results.get(i)].into_iter().flatten() {
+                        grew |= in_flight.insert(*carried);
+                    }
+                }
+            });
+            if !grew {
+                break;
+            }
+        }
+        let mut bad = Vec::new();
+        f.walk(&mut |op| {
+            let d = &f.ops[op];
+            for (i, v) in d.operands.iter().enumerate() {
+                if !in_flight.contains(v) {
+                    continue;
+                }
+                let allowed = match d.kind {
+                    OpKind::Dot { is_async, .. } => is_async && i == 2,
+                    OpKind::DotWait { .. } => true,
+                    OpKind::Yield => f
+                        .blocks
+                        .iter()
+                        .find(|(_, b)| b.ops.last() == Some(&op))
+                        .and_then(|(_, b)| b.parent)
+                        .is_some_and(|p| matches!(f.ops[p].kind, OpKind::For(_))),
+                    _ => false,
+                };
+                if !allowed {
+                    bad.push((op, i));
+                }
+            }
+        });
+        for (op, i) in bad {
+            self.error(
+                Some(op),
+                format!(
+                    "operand {i} is still being written by an async dot in flight: use it \
+                     only as the accumulator of an async dot, in a dot_wait or a for's \
+                     yield, or wait for it first (dot_wait {{pending = 0}})"
+                ),
+            );
         }
     }
 
@@ -1293,6 +1397,12 @@ impl Types<'_> {
                 }
             }
             OpKind::Yield | OpKind::Print { .. } => self.results(0)?,
+            OpKind::DotWait { .. } => {
+                self.results(self.d.operands.len())?;
+                let ins = self.types(&self.d.operands);
+                let outs = self.types(&self.d.results);
+                self.same_list("dot_wait results must be its operands' types", &ins, &outs)?;
+            }
             OpKind::Condition => {
                 self.results(0)?;
                 if d.operands.is_empty() {

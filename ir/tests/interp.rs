@@ -462,6 +462,7 @@ fn matmul_kernel(bm: u32, bn: u32, bk: u32) -> Function {
             OpKind::Dot {
                 input_precision: InputPrecision::Tf32,
                 max_num_imprecise_acc: None,
+                is_async: false,
             },
             vec![av, bv, acc],
             tt(&[bm, bn], F32),

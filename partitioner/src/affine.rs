@@ -246,18 +246,34 @@ fn multiset_minus(m: &[Atom], d: &[Atom]) -> Option<Vec<Atom>> {
 // ------------------------------------------------------------------ forms
 
 /// `coef * ((start + i_d) % modulus)`: an index wrapped into `[0,
-/// modulus)` (for non-negative `start + i_d`), from the `%` op at `at`.
+/// modulus)` (for non-negative `start + i_d`), from the `%` op at `at`;
+/// or, `clamped`, `coef * where(start + i_d < modulus, start + i_d, 0)`
+/// (the persistent-matmul tutorial's clamp), from the `where` at `at`.
+/// Both agree with `start + i_d` below `modulus` and stay in `[0,
+/// modulus)` past it, which is all a TMA copy's proof needs
+/// ([`crate::wrap_proof`]).
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Wrap {
     pub coef: Poly,
     pub start: Poly,
     pub modulus: Poly,
     pub at: Loc,
+    pub clamped: bool,
 }
 
 impl Wrap {
     fn same_pattern(&self, other: &Wrap) -> bool {
-        self.start == other.start && self.modulus == other.modulus
+        self.start == other.start && self.modulus == other.modulus && self.clamped == other.clamped
+    }
+
+    /// How the index is kept in range, for messages: `wrapped modulo M`
+    /// or `clamped below M`.
+    pub fn how(&self) -> &'static str {
+        if self.clamped {
+            "clamped below"
+        } else {
+            "wrapped modulo"
+        }
     }
 }
 
@@ -968,6 +984,13 @@ impl<'f> Analyzer<'f> {
                 let x = self.index(operand(0)?, at)?;
                 scale_index(&x, &Poly::constant(-1), at).map(Form::Index)
             }
+            // `where(start + i_d < M, start + i_d, 0)`: a clamped index.
+            OpKind::Select if rank > 0 && matches!(rty.scalar_type(), Some(s) if s.is_int()) => {
+                let cond = self.mask(operand(0)?, at)?;
+                let x = self.index(operand(1)?, at)?;
+                let other = self.index(operand(2)?, at)?;
+                clamp(&cond, &x, &other, at).map(Form::Index)
+            }
             OpKind::Cmp(pred) => {
                 if rank == 0 {
                     return Err(not_followed("of scalars is not a bound on a tile index"));
@@ -1226,6 +1249,7 @@ fn binary(op: BinaryOp, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<IndexFo
                         start: l.offset.clone(),
                         modulus: r.offset.clone(),
                         at,
+                        clamped: false,
                     }));
                     Ok(IndexForm {
                         offset: Poly::zero(),
@@ -1243,6 +1267,52 @@ fn binary(op: BinaryOp, l: &IndexForm, r: &IndexForm, at: Loc) -> Result<IndexFo
         }
         _ => Err(not_affine("on tiles is not affine")),
     }
+}
+
+/// `where(cond, x, other)` as a clamped [`Wrap`]: `x` counts up by one
+/// along one dimension from `start`, `cond` is exactly the bound `x < M`
+/// on it, and `other` is 0, a row every non-empty tensor has.
+fn clamp(cond: &MaskForm, x: &IndexForm, other: &IndexForm, at: Loc) -> Result<IndexForm, Why> {
+    let why = |reason: &str| Why {
+        reason: format!("`where` {reason}"),
+        at,
+    };
+    if !other.is_uniform() || other.offset.as_constant() != Some(0) {
+        return Err(why("clamps to something other than index 0"));
+    }
+    let varying: Vec<usize> = (0..x.dims.len()).filter(|&d| x.dims[d].is_some()).collect();
+    let [d] = varying.as_slice() else {
+        return Err(why(
+            "picks between indices that are not a range plus an offset",
+        ));
+    };
+    if !matches!(&x.dims[*d], Some(DimTerm::Linear(c)) if c.as_constant() == Some(1)) {
+        return Err(why(
+            "picks between indices that are not a range plus an offset",
+        ));
+    }
+    let [bound] = cond.bounds.as_slice() else {
+        return Err(why("is not on one bound check of the index it picks"));
+    };
+    if bound.dim != *d {
+        return Err(why("checks another dimension than the index it picks"));
+    }
+    let modulus = bound
+        .limit
+        .checked_add(&x.offset)
+        .ok_or_else(|| overflow(at))?;
+    let mut dims = vec![None; x.dims.len()];
+    dims[*d] = Some(DimTerm::Wrapped(Wrap {
+        coef: Poly::constant(1),
+        start: x.offset.clone(),
+        modulus,
+        at,
+        clamped: true,
+    }));
+    Ok(IndexForm {
+        offset: Poly::zero(),
+        dims,
+    })
 }
 
 /// `l <pred> r` as a bound on one tile index, `i_d < limit`.

@@ -50,7 +50,8 @@ pub struct WsOptions {
     pub depth: u32,
     /// Warps of the producer partition (one warpgroup).
     pub producer_warps: u32,
-    /// `setmaxnreg` budgets of the partitions.
+    /// `setmaxnreg` budgets of the partitions; the consumer's is lowered
+    /// when the partitions would not fit the register file.
     pub producer_regs: u32,
     pub consumer_regs: u32,
 }
@@ -146,7 +147,57 @@ pub fn warp_specialize(
     if split.loops.is_empty() {
         return Ok(None);
     }
-    Ok(split.build(func, opts).map(|ws| compact(&ws)))
+    let loc = func.ops[split
+        .enclosing
+        .first()
+        .copied()
+        .unwrap_or(split.loops[0].the_loop)]
+    .loc;
+    let budgets = register_budgets(func.attrs.num_warps, opts)
+        .map_err(|message| PartitionError { loc, message })?;
+    Ok(split.build(func, opts, budgets).map(|ws| compact(&ws)))
+}
+
+/// Warps of one CTA, the hardware's limit.
+const MAX_CTA_WARPS: u32 = 32;
+
+/// Registers per thread of an even split of the 64K register file over
+/// `threads`, in the multiples of 8 `setmaxnreg` takes: what each warp
+/// holds at entry under `__launch_bounds__(threads, 1)` (the backend's
+/// `kernel_regs`), hence what the partitions' budgets share.
+fn even_register_share(threads: u32) -> u32 {
+    ((65536 / threads.max(1)).min(255) / 8) * 8
+}
+
+/// The `setmaxnreg` budgets (producer, consumer) for `consumer_warps`:
+/// the options' budgets, the consumer's lowered (in steps of 8) until the
+/// partitions fit the registers the CTA holds at entry — 232 at 4 + 8
+/// warps, 104 at 4 + 16. An error when the warps do not fit a CTA.
+fn register_budgets(consumer_warps: u32, opts: &WsOptions) -> Result<(u32, u32), String> {
+    let warps = opts
+        .producer_warps
+        .checked_add(consumer_warps)
+        .unwrap_or(u32::MAX);
+    if warps > MAX_CTA_WARPS {
+        return Err(format!(
+            "num_warps = {consumer_warps} leaves no room for the producer warpgroup: a \
+             warp-specialized CTA runs num_warps consumer warps plus {} producer warps, at most \
+             {MAX_CTA_WARPS} in all (use num_warps 4, 8 or 16, or compile the plain kernel \
+             with --no-ws)",
+            opts.producer_warps
+        ));
+    }
+    let pool = even_register_share(warps * 32) * warps * 32;
+    let producer = opts.producer_regs * opts.producer_warps * 32;
+    let fitted = pool.saturating_sub(producer) / (consumer_warps * 32) / 8 * 8;
+    let consumer = opts.consumer_regs.min(fitted);
+    if consumer < 24 {
+        return Err(format!(
+            "num_warps = {consumer_warps} leaves the consumer warps {consumer} registers each, \
+             fewer than the 24 `setmaxnreg` allows"
+        ));
+    }
+    Ok((opts.producer_regs, consumer))
 }
 
 /// The `for` ops enclosing `op`, outermost first; `None` when another
@@ -321,7 +372,12 @@ impl LoopSplit {
 impl WsSplit {
     /// `None` when the producer needs a value it cannot recompute (one
     /// defined by an op with effects, or carried by an enclosing loop).
-    fn build(&self, func: &Function, opts: &WsOptions) -> Option<Function> {
+    fn build(
+        &self,
+        func: &Function,
+        opts: &WsOptions,
+        (producer_regs, consumer_regs): (u32, u32),
+    ) -> Option<Function> {
         let mut out = Function::new(func.name.clone());
         out.attrs = func.attrs.clone();
         let mut params = HashMap::new();
@@ -376,12 +432,12 @@ impl WsSplit {
             Partition {
                 role: "producer".into(),
                 num_warps: opts.producer_warps,
-                regs: Some(opts.producer_regs),
+                regs: Some(producer_regs),
             },
             Partition {
                 role: "consumer".into(),
                 num_warps: func.attrs.num_warps,
-                regs: Some(opts.consumer_regs),
+                regs: Some(consumer_regs),
             },
         ];
         out.append_op(

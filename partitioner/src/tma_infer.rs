@@ -52,7 +52,7 @@
 //! copies are worth issuing (those feeding `dot` in a loop) is the
 //! partitioner's decision.
 //!
-//! # Legality (HOPPER.md, "TMA")
+//! # Legality (what `cuTensorMapEncodeTiled` accepts)
 //!
 //! The base pointer 16-byte aligned (its `*fp16:16` hint); exactly one
 //! dimension of unit stride (it becomes TMA's innermost; when it is not the
@@ -222,8 +222,10 @@ pub struct TmaDim {
 pub struct WrapProof {
     pub tile_dim: usize,
     pub modulus: Poly,
-    /// The `%` op.
+    /// The `%` op (or the clamping `where`).
     pub wrapped_at: Loc,
+    /// `wrapped modulo` or `clamped below` ([`crate::affine::Wrap::how`]).
+    pub how: &'static str,
     /// Every store that rows of the tile reach; each masks the rows at or
     /// past the modulus.
     pub stores: Vec<Loc>,
@@ -367,6 +369,14 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 let list = |f: &dyn Fn(&TmaDim) -> String| -> String {
                     r.dims.iter().map(f).collect::<Vec<_>>().join(", ")
                 };
+                let list_j = |f: &dyn Fn(usize, &TmaDim) -> String| -> String {
+                    r.dims
+                        .iter()
+                        .enumerate()
+                        .map(|(j, d)| f(j, d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 let _ = write!(
                     out,
                     "TMA {}-D box [{}] {}",
@@ -392,8 +402,11 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 let _ = write!(
                     out,
                     ", extents [{}]",
-                    list(&|d| match &d.extent {
-                        Extent::Unbounded => "unchecked".to_string(),
+                    list_j(&|j, d| match &d.extent {
+                        Extent::Unbounded => match crate::tma_lower::unchecked_extent(r, j) {
+                            Some(p) => format!("{} (unchecked)", p.render(&name)),
+                            None => "unchecked".to_string(),
+                        },
                         Extent::Expr(p, origin) => {
                             let p = p.render(&name);
                             match origin {
@@ -414,7 +427,8 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                         .collect();
                     let _ = write!(
                         out,
-                        "; indices wrapped modulo {} at {}:{} only reach stores that mask them ({})",
+                        "; indices {} {} at {}:{} only reach stores that mask them ({})",
+                        w.how,
                         w.modulus.render(&name),
                         w.wrapped_at.line,
                         w.wrapped_at.col,
@@ -891,7 +905,7 @@ impl<'f> Inference<'f> {
                         "no dimension of the tile has unit stride (the last one has stride {c}); TMA needs one contiguous dimension"
                     ),
                     None => format!(
-                        "the innermost stride `{}` is not known to be 1 (specialize it: Triton does when the argument is 1)",
+                        "the innermost stride `{}` is not known to be 1 (write `i32:1` for it in the signature, as Triton does when the argument is 1)",
                         self.render(s)
                     ),
                 });
@@ -1060,6 +1074,7 @@ impl<'f> Inference<'f> {
                 tile_dim: *d,
                 modulus: w.modulus.clone(),
                 wrapped_at: w.at,
+                how: w.how(),
                 stores,
             });
         }

@@ -15,10 +15,13 @@
 //! - the address arithmetic the load used is left for dead-code removal.
 //!
 //! Only recipes whose copy *is* the tile are rewritten: the boxes cover
-//! exactly the tile's dimensions in the tile's order (no transposed view,
-//! no extra dimension of box 1), out-of-bounds elements read as zero, and
-//! every extent and stride is a polynomial in kernel parameters (no
-//! `Unbounded` extent, which only the kernel's own addresses bound). The
+//! exactly the tile's dimensions (no extra dimension of box 1), in the
+//! tile's order or — for a tile only `dot`s read, a column-major operand —
+//! in another, which becomes `trans` of the copied block (wgmma reads it
+//! in place with its transpose bit), out-of-bounds elements read as zero, and
+//! every extent and stride is a polynomial in kernel parameters. An
+//! `Unbounded` outermost extent (a dimension the kernel never checks) is
+//! any extent that covers the load's coordinates: [`unchecked_extent`]. The
 //! others stay ordinary loads. Descriptor loads already are what they
 //! mean and are left alone.
 
@@ -60,40 +63,131 @@ pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
 /// Why the copy of recipe `r` does not reach the warp-specialized backend
 /// as a TMA copy (for `--explain`), or `None` when it does: a pointer tile
 /// or block pointer that `lower_tma_loads` rewrites, or a descriptor load
-/// of a descriptor the host can build.
-pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<&'static str> {
+/// of a descriptor the host can build. Each reason ends with the smallest
+/// source change that lifts it.
+pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
     if matches!(r.source, LoadStyle::TensorDesc | LoadStyle::HostTensorDesc) {
-        return (!host_descriptor_load(func, r.op))
-            .then_some("its descriptor is made from values the host does not have at launch");
+        return (!host_descriptor_load(func, r.op)).then(|| {
+            "its descriptor is made from values the host does not have at launch; \
+             build it from the kernel's arguments (shapes and strides passed in) \
+             or pass it as a host `TensorDescriptor`"
+                .to_string()
+        });
     }
     let tile = func.ty(func.ops[r.op].results[0]).shape().to_vec();
     if r.oob_fill != OobFill::Zero {
-        return Some("out-of-bounds elements read as NaN, which descriptor loads cannot express");
+        return Some(
+            "out-of-bounds elements read as NaN, which descriptor loads cannot express; \
+             load with `padding_option=\"zero\"`"
+                .into(),
+        );
     }
     if r.dims.len() != tile.len() {
-        return Some("the copy has dimensions the tile does not (boxes of 1)");
+        return Some(
+            "the copy has dimensions the tile does not (boxes of 1: a batch or head \
+             offset of the base pointer), which the warp-specialized backend does not \
+             copy yet"
+                .into(),
+        );
     }
-    let whole = r
+    let Some(perm) = box_order(r, &tile) else {
+        return Some("the copy's boxes do not cover the tile dimension by dimension".into());
+    };
+    let in_order = perm.iter().enumerate().all(|(i, &p)| p as usize == i);
+    if !in_order && !only_dot_operand(func, r.op) {
+        return Some(
+            "the copy's boxes run in another order than the tile (a transposed view), and \
+             the tile is used other than as a `tl.dot` operand; use the transposed tile \
+             only in `tl.dot`"
+                .into(),
+        );
+    }
+    let unextended = r
         .dims
         .iter()
         .enumerate()
-        .all(|(i, d)| d.tile_dim == Some(i) && d.box_size * d.copies == tile[i]);
-    if !whole {
-        return Some("the copy's boxes run in another order than the tile (a transposed view)");
+        .find(|(j, d)| d.extent == Extent::Unbounded && unchecked_extent(r, *j).is_none());
+    if let Some((_, d)) = unextended {
+        let which = d.tile_dim.map_or("a dimension".to_string(), |t| {
+            format!("dimension {t} of the tile")
+        });
+        return Some(format!(
+            "{which} is unchecked (no mask or bound) and not the outermost, so its extent \
+             is unknown at launch (a tensor map's rows may not overlap, and nothing shows \
+             the load stays inside one); bound it in the load's mask (`& (offs < K)` along \
+             it) or wrap its index (`offs % K`), and the extent becomes that kernel argument"
+        ));
     }
-    if r.dims.iter().any(|d| d.extent == Extent::Unbounded) {
-        return Some(
-            "a dimension is unchecked (no mask or bound), so its extent is unknown at launch",
-        );
-    }
-    let host_shape = r.dims.iter().all(|d| {
-        matches!(&d.extent, Extent::Expr(e, _) if over_params(func, e))
-            && over_params(func, &d.stride)
+    let host_shape = r.dims.iter().enumerate().all(|(j, d)| {
+        let extent = match &d.extent {
+            Extent::Expr(e, _) => Some(e.clone()),
+            Extent::Unbounded => unchecked_extent(r, j),
+        };
+        extent.is_some_and(|e| over_params(func, &e)) && over_params(func, &d.stride)
     });
     if !host_shape {
-        return Some("an extent or stride is computed in the kernel, so the host cannot build its tensor map");
+        return Some(
+            "an extent or stride is computed in the kernel, so the host cannot build its \
+             tensor map; pass it as a kernel argument"
+                .into(),
+        );
     }
     None
+}
+
+/// The largest coordinate a TMA copy can name (coordinates are signed
+/// 32-bit): the extent of an unchecked outermost dimension.
+pub const UNCHECKED_OUTER_EXTENT: i64 = i32::MAX as i64;
+
+/// The extent the copy of recipe `r` gets along dimension `j` (outermost
+/// first) when the kernel never checks it. An unmasked load promises that
+/// every address it reads is valid, so any extent covering its
+/// coordinates is correct: the outermost dimension gets the largest
+/// coordinate TMA takes, [`UNCHECKED_OUTER_EXTENT`]. An inner one has no
+/// such extent: a tensor map's rows may not overlap, so its extent is at
+/// most the next-outer stride, and nothing proves the kernel's columns
+/// stay below it (an unmasked load may read on into the next row):
+/// `None`.
+pub fn unchecked_extent(_r: &TmaRecipe, j: usize) -> Option<Poly> {
+    (j == 0).then(|| Poly::constant(UNCHECKED_OUTER_EXTENT))
+}
+
+/// For a copy whose boxes cover the tile exactly, dimension by dimension
+/// (possibly in another order: a column-major operand's box runs K or M
+/// innermost), the tile's dimensions in box order: `trans` of the copied
+/// block by this permutation is the tile. `None` otherwise.
+fn box_order(r: &TmaRecipe, tile: &[u32]) -> Option<Vec<u32>> {
+    if r.dims.len() != tile.len() {
+        return None;
+    }
+    let mut perm = vec![u32::MAX; tile.len()];
+    for (j, d) in r.dims.iter().enumerate() {
+        let t = d.tile_dim?;
+        if t >= tile.len() || perm[t] != u32::MAX || d.box_size * d.copies != tile[t] {
+            return None;
+        }
+        perm[t] = j as u32;
+    }
+    Some(perm)
+}
+
+/// Whether every use of `load`'s tile is an A or B operand of a `dot`: a
+/// transposed copy is then read by wgmma in place, through its transpose
+/// bit, with no register transpose.
+fn only_dot_operand(func: &Function, load: Op) -> bool {
+    let tile = func.ops[load].results[0];
+    let mut used = false;
+    let mut only_dots = true;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        for (i, &v) in data.operands.iter().enumerate() {
+            if v == tile {
+                used = true;
+                only_dots &= matches!(data.kind, OpKind::Dot { .. }) && i < 2;
+            }
+        }
+    });
+    used && only_dots
 }
 
 /// Whether every atom of `p` is a kernel parameter.
@@ -110,20 +204,41 @@ fn over_params(func: &Function, p: &Poly) -> bool {
 fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option<Op> {
     let tile_ty = func.ty(func.ops[r.op].results[0]).clone();
     debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
+    let perm = box_order(r, tile_ty.shape())?;
+    // The block the copy writes, in box order; a transposed view is the
+    // `trans` of it.
+    let block: Vec<u32> = r.dims.iter().map(|d| d.box_size * d.copies).collect();
     let mut at_top = Vec::new();
-    let desc = make_descriptor(func, r, tile_ty.shape().to_vec(), None, &mut at_top)?;
+    let desc = make_descriptor(func, r, block.clone(), None, &mut at_top)?;
     let mut at_load = Vec::new();
-    let value = load_descriptor(func, r, desc, tile_ty, &mut at_load)?;
+    let block_ty = Type::tensor(block, Elem::Scalar(r.elem));
+    let copied = load_descriptor(func, r, desc, block_ty, &mut at_load)?;
     let new_load = *at_load.last()?;
+    let value = if perm.iter().enumerate().all(|(i, &p)| p as usize == i) {
+        copied
+    } else {
+        let trans = func.create_op(
+            OpKind::Trans { perm },
+            vec![copied],
+            vec![tile_ty],
+            vec![],
+            r.loc,
+        );
+        at_load.push(trans);
+        if let Some(name) = func.values[func.ops[r.op].results[0]].name.clone() {
+            func.set_name(copied, format!("{name}_box"));
+        }
+        func.ops[trans].results[0]
+    };
     replace_load(func, r.op, at_load, value)?;
     prologue.append(&mut at_top);
     Some(new_load)
 }
 
 /// Appends to `ops` the `make_tensor_desc` of the recipe's base, extents
-/// and strides, with block shape `block`; its value. `at` is where the
-/// ops will be (see [`materialize`]). `None` if an extent is
-/// [`Extent::Unbounded`] or a form is not computable at `at`.
+/// (an unchecked one as [`unchecked_extent`]) and strides, with block
+/// shape `block`; its value. `at` is where the ops will be (see
+/// [`materialize`]). `None` if a form is not computable at `at`.
 pub fn make_descriptor(
     func: &mut Function,
     r: &TmaRecipe,
@@ -132,11 +247,12 @@ pub fn make_descriptor(
     ops: &mut Vec<Op>,
 ) -> Option<Value> {
     let mut operands = vec![r.base];
-    for d in &r.dims {
-        let Extent::Expr(e, _) = &d.extent else {
-            return None;
+    for (j, d) in r.dims.iter().enumerate() {
+        let e = match &d.extent {
+            Extent::Expr(e, _) => e.clone(),
+            Extent::Unbounded => unchecked_extent(r, j)?,
         };
-        operands.push(materialize(func, e, at, r.loc, ops)?);
+        operands.push(materialize(func, &e, at, r.loc, ops)?);
     }
     for d in &r.dims {
         operands.push(materialize(func, &d.stride, at, r.loc, ops)?);
@@ -294,4 +410,21 @@ pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
             .operands
             .iter()
             .all(|&v| host_expr(func, v).is_some())
+}
+
+/// Whether every `trans` of a `desc_load` that [`lower_tma_loads`] wrote
+/// for a transposed view reads an aref slot instead: after partitioning,
+/// the copies the producer moved are `aref.get` results, and wgmma reads
+/// those in place; a transposed copy left in the consumer is not.
+pub fn transposed_copies_in_slots(func: &Function) -> bool {
+    let mut ok = true;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if matches!(data.kind, OpKind::Trans { .. }) {
+            if let Some(def) = func.def_op(data.operands[0]) {
+                ok &= !matches!(func.ops[def].kind, OpKind::DescLoad);
+            }
+        }
+    });
+    ok
 }

@@ -86,7 +86,8 @@ fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 impl<'a> Tracker<'a> {
     fn wrapped(&self) -> String {
         format!(
-            "the indices wrapped modulo {} (at {}:{})",
+            "the indices {} {} (at {}:{})",
+            self.wrap.how(),
             (self.render)(&self.wrap.modulus),
             self.wrap.at.line,
             self.wrap.at.col

@@ -66,3 +66,49 @@ fn depth_zero_is_an_error() {
     let err = warp_specialize(&func, &plan, &opts).unwrap_err();
     assert_eq!(err.to_string(), "aref depth must be at least 1");
 }
+
+/// The register budgets follow the warp count: the consumer's is lowered
+/// until the partitions fit what the CTA holds at entry (`4 x 40 + 8 x 232
+/// = 12 x 168`, `4 x 40 + 16 x 104 <= 20 x 96`), and a warp count that
+/// leaves no room for the producer is refused with a message, not left to
+/// the verifier.
+#[test]
+fn register_budgets_follow_num_warps() {
+    for (warps, budgets) in [
+        (4, Some((40, 232))),
+        (8, Some((40, 232))),
+        (16, Some((40, 104))),
+        (32, None),
+    ] {
+        let mut func = file_kernel::kernel("partition", "matmul.py");
+        func.attrs.num_warps = warps;
+        let plan = infer_tma(&func, &axis_info::analyze(&func));
+        let result = warp_specialize(&func, &plan, &WsOptions::default());
+        match budgets {
+            Some((producer, consumer)) => {
+                let ws = result.unwrap().expect("specialized");
+                verify_function(&ws).unwrap_or_else(|e| panic!("{warps} warps: {e:?}"));
+                let mut regs = Vec::new();
+                ws.walk(&mut |op| {
+                    if let OpKind::WarpSpecialize { partitions } = &ws.ops[op].kind {
+                        regs = partitions.iter().map(|p| (p.num_warps, p.regs)).collect();
+                    }
+                });
+                assert_eq!(
+                    regs,
+                    [(4, Some(producer)), (warps, Some(consumer))],
+                    "{warps} warps"
+                );
+            }
+            None => {
+                let err = warp_specialize(&func, &plan, &WsOptions::default()).unwrap_err();
+                assert!(
+                    err.to_string()
+                        .contains("leaves no room for the producer warpgroup"),
+                    "{err}"
+                );
+                drop(result);
+            }
+        }
+    }
+}

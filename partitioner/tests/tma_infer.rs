@@ -20,7 +20,7 @@ use expect_test::expect_file;
 use tawa_frontend::{compile, CompileOptions};
 use tawa_ir::axis_info;
 use tawa_ir::{Function, Module};
-use tawa_partitioner::tma_infer::{explain, infer_tma, LoadStyle, TmaPlan, TmaRecipe};
+use tawa_partitioner::tma_infer::{explain, infer_tma, Extent, LoadStyle, TmaPlan, TmaRecipe};
 
 fn the_kernel(module: Module, name: Option<&str>) -> Function {
     let mut fs = module.functions;
@@ -251,4 +251,46 @@ fn attention_q_k_v_are_tma_with_head_dimensions_of_box_one() {
             assert!(!tma(f, p, "v").is_transposed());
         },
     );
+}
+
+#[test]
+fn weight_grad_reads_x_transposed_through_tma() {
+    example("weight_grad", &["tokens_8192", "ragged_all"], |_, f, p| {
+        // X^T's tile [BLOCK_M, BLOCK_K] is contiguous along M: the box runs
+        // [K, M], M innermost.
+        let x = tma(f, p, "x_t");
+        assert!(x.is_transposed());
+        assert_eq!(x.dims[1].tile_dim, Some(0));
+        assert!(!tma(f, p, "dy").is_transposed());
+    });
+}
+
+#[test]
+fn clamped_persistent_matmul_loads_are_tma() {
+    example(
+        "persistent_matmul_clamped",
+        &["square_4096", "ragged_tma_clamped"],
+        |case, f, p| {
+            let a = tma(f, p, "a");
+            let b = tma(f, p, "b");
+            if case == "square_4096" {
+                assert_eq!(a.wrap_proofs.len(), 1, "rows clamped below M");
+                assert_eq!(a.wrap_proofs[0].how, "clamped below");
+            }
+            assert_eq!(b.wrap_proofs.len(), 1, "columns clamped below N");
+        },
+    );
+}
+
+#[test]
+fn unmasked_dual_gemm_loads_are_tma_but_not_lowered() {
+    example("glu_dual_gemm_unmasked", &["ffn_4096x11008"], |_, f, p| {
+        let r = tma(f, p, "a");
+        assert!(r.dims.iter().all(|d| d.extent == Extent::Unbounded));
+        let why = tawa_partitioner::tma_lower::why_not_lowered(f, r).expect("not lowered");
+        assert!(
+            why.contains("dimension 1 of the tile is unchecked"),
+            "{why}"
+        );
+    });
 }

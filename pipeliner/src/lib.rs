@@ -1,3 +1,145 @@
-//! Pipeliner: aref depth, MMA pipelining, software pipelining (modulo
-//! scheduling), cooperative and persistent schedules. Not written yet: the
-//! pipeliner issue builds it.
+//! The pipeliner: the stage between the partitioner and the backend
+//! (`kernel → partition → pipeline → lower`). It takes warp-specialized IR
+//! (a `ws` op whose partitions are joined by arefs) and decides how deep
+//! the pipelines run:
+//!
+//! - [`aref_depth`]: how many slots each aref ring gets — Triton's
+//!   `num_stages` (how many tiles are in flight), capped by what fits in
+//!   shared memory, or `--aref-depth` when the user says so.
+//! - [`mma_pipeline`]: MMA pipelining. A consumer loop whose `dot`s read
+//!   the slot it got keeps `P` tensor-core groups in flight: the `dot`s
+//!   become async, the iteration waits with `dot_wait {pending = P}` and
+//!   releases the slot of iteration `i - P`, not its own; the loop drains
+//!   (waits for every group, releases the last slots) after its last
+//!   iteration.
+//!
+//! Each pass rewrites the IR; the verifier accepts every result (rule 12
+//! of `tawa_ir::verifier` is the in-flight discipline), and the aref
+//! simulator checks the schedules on the CPU: bytes equal to the
+//! interpreter's on the plain kernel, no deadlock, and no slot released
+//! while a group reading it is in flight.
+//!
+//! [`pipeline`] runs the passes in order and returns a [`Schedule`]: what
+//! was decided and why, one line each, for `--explain`.
+
+pub mod aref_depth;
+pub mod dep_graph;
+pub mod mma_pipeline;
+pub mod persistent;
+
+use tawa_ir::{Function, OpKind};
+
+pub use aref_depth::SmemModel;
+
+/// What the user asked of the pipeliner (CLI flags and per-kernel config).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// Slots of every aref ring (`--aref-depth`); `None` derives the depth
+    /// from the kernel's `num_stages` and the shared-memory budget.
+    pub aref_depth: Option<u32>,
+    /// WGMMA groups a consumer loop keeps in flight (`--mma-depth`); 0
+    /// waits for each iteration's group before releasing its slot. The
+    /// default is 0: on the H100 the 128x256x64 GEMM measured 3-7% slower
+    /// with 1 group in flight at ring depth 3, in four sessions, and level
+    /// at depth 4 (`bench/RESULTS.md`): consecutive groups accumulate into
+    /// the same registers, so the tensor core runs them one after the
+    /// other anyway.
+    pub mma_depth: u32,
+    /// Make one-program-per-tile kernels persistent ([`persistent`],
+    /// `--persistent`). Off by default: on the H100 it has not paid yet
+    /// (the epilogue still stalls the consumers; `bench/RESULTS.md`).
+    pub persistent: bool,
+}
+
+impl Default for PipelineOptions {
+    fn default() -> Self {
+        PipelineOptions {
+            aref_depth: None,
+            mma_depth: 0,
+            persistent: false,
+        }
+    }
+}
+
+/// The decisions of one [`pipeline`] run, in the order taken.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// One sentence per decision, prefixed with the source position it is
+    /// about (`14:5: ...`) where there is one.
+    pub decisions: Vec<String>,
+}
+
+impl Schedule {
+    /// Records a decision about the op at `loc`.
+    pub fn note(&mut self, loc: tawa_ir::Loc, text: String) {
+        if loc.is_known() {
+            self.decisions
+                .push(format!("{}:{}: {text}", loc.line, loc.col));
+        } else {
+            self.decisions.push(text);
+        }
+    }
+
+    /// The decisions as `--explain` prints them: one line each, after the
+    /// kernel file's name.
+    pub fn explain(&self, path: &str) -> String {
+        self.decisions
+            .iter()
+            .map(|d| format!("{path}:{d}\n"))
+            .collect()
+    }
+}
+
+/// Why a schedule cannot be built as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineError {
+    pub loc: tawa_ir::Loc,
+    pub message: String,
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.loc.is_known() {
+            write!(f, "{}:{}: {}", self.loc.line, self.loc.col, self.message)
+        } else {
+            f.write_str(&self.message)
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+/// Runs the pipeliner's passes over warp-specialized `func` in place:
+/// aref depths first (MMA pipelining needs a ring deeper than the groups
+/// it keeps in flight), then MMA pipelining. `smem` describes what each
+/// ring slot costs in shared memory; `None` when unknown (no cap).
+pub fn pipeline(
+    func: &mut Function,
+    opts: &PipelineOptions,
+    smem: Option<&SmemModel>,
+) -> Result<Schedule, PipelineError> {
+    let mut schedule = Schedule::default();
+    aref_depth::choose_aref_depths(func, opts.aref_depth, smem, &mut schedule)?;
+    mma_pipeline::pipeline_mmas(func, opts.mma_depth, &mut schedule);
+    partition_budgets(func, &mut schedule);
+    Ok(schedule)
+}
+
+/// Says what each partition runs with (warps, `setmaxnreg` budget).
+fn partition_budgets(func: &Function, schedule: &mut Schedule) {
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if let OpKind::WarpSpecialize { partitions } = &data.kind {
+            let parts: Vec<String> = partitions
+                .iter()
+                .map(|p| {
+                    let regs = p.regs.map_or("the kernel's registers".to_string(), |r| {
+                        format!("{r} registers")
+                    });
+                    format!("{} ({} warps, {regs})", p.role, p.num_warps)
+                })
+                .collect();
+            schedule.note(data.loc, format!("partitions: {}", parts.join(", ")));
+        }
+    });
+}

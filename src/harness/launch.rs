@@ -21,7 +21,7 @@ use std::cell::Cell;
 
 use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
 use tawa_backend::runtime::KernelArg;
-use tawa_backend::{HostExpr, KernelParam, ParamType, TensorMapParam};
+use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
@@ -72,7 +72,33 @@ fn expanded_args(case: &Case) -> Result<Vec<(String, ArgSource)>, String> {
 /// Binds the case's arguments to `params` (the compiled kernel's, in its
 /// order). See the module docs.
 pub fn bind_launch_args(case: &Case, params: &[KernelParam]) -> Result<Vec<BoundArg>, String> {
-    let args: BTreeMap<String, ArgSource> = expanded_args(case)?.into_iter().collect();
+    bind_with(case, params, None)
+}
+
+/// [`bind_launch_args`] for a compiled kernel, whose launch contract may
+/// add a parameter: a persistent kernel's grid parameter gets the x size
+/// of the case's grid.
+pub fn bind_kernel_args(case: &Case, kernel: &KernelSource) -> Result<Vec<BoundArg>, String> {
+    let grid_param = match kernel.grid_param {
+        Some(i) => {
+            let name = kernel
+                .params
+                .get(i)
+                .ok_or("internal: grid parameter out of range")?;
+            Some((name.name.clone(), ArgSource::Int(case.grid()?[0] as i64)))
+        }
+        None => None,
+    };
+    bind_with(case, &kernel.params, grid_param)
+}
+
+fn bind_with(
+    case: &Case,
+    params: &[KernelParam],
+    extra: Option<(String, ArgSource)>,
+) -> Result<Vec<BoundArg>, String> {
+    let mut args: BTreeMap<String, ArgSource> = expanded_args(case)?.into_iter().collect();
+    args.extend(extra);
     params
         .iter()
         .map(|p| {

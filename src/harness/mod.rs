@@ -41,6 +41,7 @@ use tawa_backend::{KernelParam, KernelSource};
 use tawa_frontend::CompileOptions;
 use tawa_ir::interp::{run_grid, InterpOptions, Memory};
 use tawa_ir::{Function, Module};
+use tawa_pipeliner::PipelineOptions;
 use triton_examples::reference::Outputs;
 use triton_examples::{build_inputs, run_reference, Case, Example, ExampleSpec, HostTensor};
 
@@ -150,12 +151,12 @@ impl CompiledCase {
 
 /// Frontend → verifier → CUDA → NVRTC.
 ///
-/// `ws_depth`: warp-specialize with arefs of this depth where the
-/// partitioner finds a loop to split (`None`: the plain kernel).
+/// `ws`: warp-specialize and pipeline so where the partitioner finds a
+/// loop to split (`None`: the plain kernel).
 pub fn compile_case(
     example: &Example,
     case: &Case,
-    ws_depth: Option<u32>,
+    ws: Option<&PipelineOptions>,
 ) -> Result<CompiledCase, CaseFailure> {
     let start = Instant::now();
     let module = frontend_module(example, case)?;
@@ -164,7 +165,8 @@ pub fn compile_case(
     let path = example.py_path.display().to_string();
     let func = driver::kernel_function(&module)
         .map_err(|f| CaseFailure::new(Stage::Frontend, f.message))?;
-    let kernel = driver::compile_to_cuda(&path, &source, func, ws_depth, false)
+    let kernel = driver::compile_to_cuda(&path, &source, func, ws, false)
+        .map(|k| k.source)
         .map_err(|f| CaseFailure::new(Stage::Codegen, f.message))?;
     let compiled = driver::nvrtc(&kernel).map_err(|f| CaseFailure::new(Stage::Nvrtc, f.message))?;
     Ok(CompiledCase {
@@ -374,8 +376,14 @@ fn expected_outputs(
     device: &DeviceTensors,
 ) -> Result<(Outputs, String), String> {
     if !case.has_tag("large") {
-        let outputs =
-            interpreter_outputs(compiled.function(), &compiled.kernel.params, case, tensors)?;
+        let outputs = {
+            // The interpreter runs the unspecialized kernel: its own
+            // parameters, not the compiled kernel's launch contract (a
+            // persistent kernel has one more).
+            let func = compiled.function();
+            let params = tawa_backend::codegen::kernel_params(func).map_err(|e| e.to_string())?;
+            interpreter_outputs(func, &params, case, tensors)?
+        };
         return Ok((outputs, "interpreter".into()));
     }
     match gpu_reference::gpu_reference_kind(&example.spec.reference) {
@@ -404,9 +412,9 @@ pub fn run_case(
     example: &Example,
     case: &Case,
     seed: u64,
-    ws_depth: Option<u32>,
+    ws: Option<&PipelineOptions>,
 ) -> Result<CaseReport, CaseFailure> {
-    let compiled = compile_case(example, case, ws_depth)?;
+    let compiled = compile_case(example, case, ws)?;
     check_compiled(session, example, case, &compiled, seed)
 }
 
@@ -423,11 +431,13 @@ pub fn check_compiled(
     let launch_err = |e: String| CaseFailure::new(Stage::Launch, e);
     let tensors = build_inputs(case, seed).map_err(setup)?;
     let grid = case.grid().map_err(setup)?;
-    let bound = launch::bind_launch_args(case, &compiled.kernel.params).map_err(setup)?;
+    let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
+    let resident = gpu.sm_count().map_err(|e| launch_err(e.to_string()))?;
+    let grid = compiled.kernel.launch_grid(grid, resident);
 
     let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
     let kernel = gpu
-        .load(&compiled.compiled, &compiled.kernel.name)
+        .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(|e| launch_err(e.to_string()))?;
     let args = device
         .launch_args(gpu, &compiled.kernel, &bound)
@@ -493,6 +503,10 @@ pub fn select_cases(select: &CaseSelection) -> Result<(Example, Vec<Case>), Fail
         .filter(|c| select.cases.is_empty() || select.cases.contains(&c.name))
         .filter(|c| select.tags.iter().all(|t| c.has_tag(t)))
         .cloned()
+        .map(|mut c| {
+            c.num_stages = select.num_stages.or(c.num_stages);
+            c
+        })
         .collect();
     if cases.is_empty() {
         return Err(Failure::user(format!(
@@ -538,7 +552,7 @@ pub fn run_command(cmd: &RunCommand) -> Result<(), Failure> {
             &example,
             case,
             cmd.select.seed,
-            cmd.select.ws_depth(),
+            cmd.select.pipeline_options().as_ref(),
         );
         let secs = start.elapsed().as_secs_f64();
         match result {

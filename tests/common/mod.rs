@@ -164,8 +164,13 @@ pub fn run_module_on_interpreter(
 pub type Runner<'r> =
     dyn FnMut(&Function, &[ArgValue], [u32; 3], &mut Memory) -> Result<(), String> + 'r;
 
+/// Programs a persistent kernel is started with on the CPU (each walks
+/// several tiles of a small case's grid).
+const PERSISTENT_PROGRAMS: u32 = 2;
+
 /// [`run_module_on_interpreter`] with the kernel run by `runner`; also
 /// the bytes of every tensor after the launch, in input order.
+
 pub fn run_module_with(
     module: &Module,
     spec: &ExampleSpec,
@@ -253,14 +258,20 @@ pub fn run_module_with(
             }
         }
     }
+    let mut grid = case.grid()?;
+    if let Some(p) = &func.attrs.grid_param {
+        // A persistent kernel: it gets the grid's size and walks it with
+        // fewer programs, so that each program does several tiles.
+        names.push(p.clone());
+        args.push(ArgValue::Int(grid[0] as i64));
+        grid[0] = grid[0].min(PERSISTENT_PROGRAMS);
+    }
     let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
     if params != names.iter().map(String::as_str).collect::<Vec<_>>() {
         return Err(format!(
             "kernel parameters {params:?} do not match the launch arguments {names:?}"
         ));
     }
-
-    let grid = case.grid()?;
     let start = Instant::now();
     runner(func, &args, grid, &mut mem)?;
     let interp_time = start.elapsed();

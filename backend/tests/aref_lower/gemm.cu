@@ -1,7 +1,7 @@
-// threads 256, dynamic shared memory 17408 bytes
+// threads 256, dynamic shared memory 34816 bytes
 // tw_tmap0: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(5))] (elements), box [32, 64], swizzle 64B
 // tw_tmap1: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(4))] (elements), box [64, 32], swizzle 128B
-extern "C" __global__ void __launch_bounds__(256, 1) gemm(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, float* __restrict__ c_ptr_, int M_, int N_, int K_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1) {
+extern "C" __global__ void __launch_bounds__(256, 1) tw_k_gemm(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, float* __restrict__ c_ptr_, int M_, int N_, int K_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1) {
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;
   const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);
@@ -288,18 +288,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(tw_f16* __restrict__ a
     float* t110[32];
     #pragma unroll
     for (int r = 0; r < 32; ++r) t110[r] = c_ptr_;
-    int t114[2];
+    int t114[8];
     #pragma unroll
-    for (int r = 0; r < 2; ++r) t114[r] = t49;
-    int t115[2];
+    for (int r = 0; r < 8; ++r) t114[r] = t49;
+    int t115[8];
     #pragma unroll
-    for (int r = 0; r < 2; ++r) t115[r] = 0 + (((lane / 4 % 8) + (warp % 4) * 16 + ((r / 1) % 2) * 8) & 63);
-    int rm_113[2];
+    for (int r = 0; r < 8; ++r) t115[r] = 0 + (((lane / 16 % 2) + (warp % 4) * 2 + ((r / 1) % 8) * 8) & 63);
+    int rm_113[8];
     #pragma unroll
-    for (int r = 0; r < 2; ++r) rm_113[r] = (int)((unsigned)t114[r] + (unsigned)t115[r]);
+    for (int r = 0; r < 8; ++r) rm_113[r] = (int)((unsigned)t114[r] + (unsigned)t115[r]);
     int t112[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t112[r] = rm_113[((r / 2) % 2) * 1];
+    for (int r = 0; r < 32; ++r) t112[r] = rm_113[((r / 4) % 8) * 1];
     int t116[32];
     #pragma unroll
     for (int r = 0; r < 32; ++r) t116[r] = N_;
@@ -311,28 +311,28 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(tw_f16* __restrict__ a
     for (int r = 0; r < 32; ++r) t109[r] = t110[r] + t111[r];
     float* t108[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t108[r] = t109[((r / 2) % 2) * 2];
-    int t120[16];
+    for (int r = 0; r < 32; ++r) t108[r] = t109[((r / 4) % 8) * 4];
+    int t120[4];
     #pragma unroll
-    for (int r = 0; r < 16; ++r) t120[r] = t54;
-    int t121[16];
+    for (int r = 0; r < 4; ++r) t120[r] = t54;
+    int t121[4];
     #pragma unroll
-    for (int r = 0; r < 16; ++r) t121[r] = 0 + (((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 2) % 8) * 8) & 63);
-    int rn_119[16];
+    for (int r = 0; r < 4; ++r) t121[r] = 0 + (((lane % 16) * 4 + ((r / 1) % 4) * 1) & 63);
+    int rn_119[4];
     #pragma unroll
-    for (int r = 0; r < 16; ++r) rn_119[r] = (int)((unsigned)t120[r] + (unsigned)t121[r]);
-    int t118[32];
+    for (int r = 0; r < 4; ++r) rn_119[r] = (int)((unsigned)t120[r] + (unsigned)t121[r]);
+    int t118[4];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t118[r] = rn_119[((r / 1) % 2) * 1 + ((r / 4) % 8) * 2];
+    for (int r = 0; r < 4; ++r) t118[r] = rn_119[((r / 1) % 4) * 1];
     int t117[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t117[r] = t118[((r / 1) % 2) * 1 + ((r / 4) % 8) * 4];
+    for (int r = 0; r < 32; ++r) t117[r] = t118[((r / 1) % 4) * 1];
     float* t107[32];
     #pragma unroll
     for (int r = 0; r < 32; ++r) t107[r] = t108[r] + t117[r];
     int t125[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t125[r] = rm_113[((r / 2) % 2) * 1];
+    for (int r = 0; r < 32; ++r) t125[r] = rm_113[((r / 4) % 8) * 1];
     int t126[32];
     #pragma unroll
     for (int r = 0; r < 32; ++r) t126[r] = M_;
@@ -341,28 +341,36 @@ extern "C" __global__ void __launch_bounds__(256, 1) gemm(tw_f16* __restrict__ a
     for (int r = 0; r < 32; ++r) t124[r] = (t125[r] < t126[r]);
     bool t123[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t123[r] = t124[((r / 2) % 2) * 2];
-    int t129[32];
+    for (int r = 0; r < 32; ++r) t123[r] = t124[((r / 4) % 8) * 4];
+    int t129[4];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t129[r] = rn_119[((r / 1) % 2) * 1 + ((r / 4) % 8) * 2];
-    int t130[32];
+    for (int r = 0; r < 4; ++r) t129[r] = rn_119[((r / 1) % 4) * 1];
+    int t130[4];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t130[r] = N_;
-    bool t128[32];
+    for (int r = 0; r < 4; ++r) t130[r] = N_;
+    bool t128[4];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t128[r] = (t129[r] < t130[r]);
+    for (int r = 0; r < 4; ++r) t128[r] = (t129[r] < t130[r]);
     bool t127[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t127[r] = t128[((r / 1) % 2) * 1 + ((r / 4) % 8) * 4];
+    for (int r = 0; r < 32; ++r) t127[r] = t128[((r / 1) % 4) * 1];
     bool t122[32];
     #pragma unroll
     for (int r = 0; r < 32; ++r) t122[r] = (t123[r] & t127[r]);
+    // #mma<v3, warps = [4, 1], instr = 16x64> -> #blocked<spt = [1, 4], tpw = [2, 16], wpc = [4, 1], order = [1, 0]> through shared memory (2- and 4-element vectors, padded rows)
+    asm volatile("bar.sync 2, 128;" ::: "memory");
     #pragma unroll
-    for (int g = 0; g < 16; ++g) {
+    for (int r = 0; r < 32; r += 2) {
       union { uint2 u; float e[2]; } t;
       #pragma unroll
-      for (int e = 0; e < 2; ++e) t.e[e] = acc_2_65[g * 2 + e];
-      if (t122[g * 2]) *(uint2*)(t107[g * 2]) = t.u;
+      for (int e = 0; e < 2; ++e) t.e[e] = acc_2_65[r + e];
+      *(uint2*)((float*)tw_smem + (((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63) + ((((lane / 4 % 8) + (warp % 4) * 16 + ((r / 2) % 2) * 8) & 63)) * 68) = t.u;
+    }
+    asm volatile("bar.sync 2, 128;" ::: "memory");
+    #pragma unroll
+    for (int g = 0; g < 8; ++g) {
+      union { uint4 u; float e[4]; } t;
+      if (t122[g * 4]) { t.u = *(uint4*)((float*)tw_smem + (((lane % 16) * 4 + ((g * 4 / 1) % 4) * 1) & 63) + ((((lane / 16 % 2) + (warp % 4) * 2 + ((g * 4 / 4) % 8) * 8) & 63)) * 68); *(uint4*)(t107[g * 4]) = t.u; }
     }
   }
   // 21:56  

@@ -1363,6 +1363,7 @@ impl<'a> Lowerer<'a> {
             num_warps: opts.num_warps.unwrap_or(4),
             num_stages: opts.num_stages.unwrap_or(3),
             constexprs: Vec::new(),
+            grid_param: None,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(

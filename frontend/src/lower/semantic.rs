@@ -1135,6 +1135,7 @@ impl Lowerer<'_> {
             OpKind::Dot {
                 input_precision,
                 max_num_imprecise_acc,
+                is_async: false,
             },
             vec![a, b, acc],
             ty,

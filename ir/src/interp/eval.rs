@@ -140,6 +140,7 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::Load { .. } => "load",
         OpKind::Store { .. } => "store",
         OpKind::Dot { .. } => "dot",
+        OpKind::DotWait { .. } => "dot_wait",
         OpKind::Reduce { .. } => "reduce",
         OpKind::Scan { .. } => "scan",
         OpKind::MakeBlockPtr { .. } => "make_block_ptr",
@@ -780,15 +781,33 @@ impl Interp<'_> {
                 Ok(vec![])
             }
             OpKind::Dot {
-                input_precision, ..
+                input_precision,
+                is_async,
+                ..
             } => {
                 let (a, b, c) = (operand(0)?, operand(1)?, operand(2)?);
-                tile(dot(
-                    as_tile(&a)?,
-                    as_tile(&b)?,
-                    as_tile(&c)?,
-                    *input_precision,
-                )?)
+                let result = dot(as_tile(&a)?, as_tile(&b)?, as_tile(&c)?, *input_precision)?;
+                // The product is computed here, from the slots as they are
+                // at issue; the host checks that they stay untouched until
+                // the group retires (no release while it is in flight).
+                if *is_async {
+                    let mut reads = Vec::new();
+                    for &v in &ops[..2] {
+                        if let RVal::View(view) = &*self.get_raw(v)? {
+                            reads.push(*view);
+                        }
+                    }
+                    self.host.mma_issued(data.loc, reads)?;
+                } else {
+                    self.host.mma_wait(0)?;
+                }
+                tile(result)
+            }
+            OpKind::DotWait { pending } => {
+                self.host.mma_wait(*pending)?;
+                ops.iter()
+                    .map(|&v| self.get_raw(v).map(|x| (*x).clone()))
+                    .collect()
             }
             OpKind::Reduce { kind, axis } => {
                 let x = operand(0)?;

@@ -11,6 +11,7 @@ use super::memory::Memory;
 use super::value::{RVal, SlotView};
 use super::InterpError;
 use crate::function::{Function, Op};
+use crate::ops::Loc;
 use crate::types::Type;
 
 /// Why the plain interpreter stops at warp-specialized IR.
@@ -79,6 +80,19 @@ pub trait Host {
     /// `aref.consumed`.
     fn aref_consumed(&mut self, _op: Op, _aref: u32, _index: i64) -> Result<(), String> {
         Err(NEEDS_SIMULATOR.into())
+    }
+
+    /// An async `dot` (at `loc`) issued one tensor-core group; `reads` are
+    /// the slot views among its operands, which the group may read until a
+    /// `dot_wait` retires it.
+    fn mma_issued(&mut self, _loc: Loc, _reads: Vec<SlotView>) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// `dot_wait {pending}`: every group but the `pending` newest retires.
+    /// A plain `dot` waits with 0.
+    fn mma_wait(&mut self, _pending: u32) -> Result<(), String> {
+        Ok(())
     }
 
     /// The current contents of a viewed slot buffer.

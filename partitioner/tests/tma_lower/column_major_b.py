@@ -1,9 +1,10 @@
 # signature: *fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 64
-# lowered: a
+# lowered: a, b_box
 # B given column-major through a block pointer (`order=(0, 1)`, its K
 # stride the constant 1): its copy is a [BN, BK] box, the transpose of
-# the tile, so B stays a block-pointer load; row-major A, a masked
-# pointer tile, becomes a desc_load.
+# the tile, which only the dot reads, so B becomes `trans` of a desc_load
+# of that box (`b_box`); row-major A, a masked pointer tile, becomes a
+# desc_load.
 import triton
 import triton.language as tl
 

@@ -1,12 +1,13 @@
 # signature: *fp16:16, *i32:16, *fp32:16, i32:16, i32:16, 64, 64
-# lowered: checked
+# lowered: unchecked, checked
 # Loads whose extents the host cannot compute stay ordinary loads.
 # `unchecked` has no bound on its rows: the inference makes it a copy of
 # unbounded extent (only the kernel's own addresses limit it), which
-# tma_lower leaves alone. `ragged`, bounded by a row count read from
-# memory, is no copy at all (the inference refuses extents that are not
-# computed from parameters). `checked`, bounded by the parameter M, is
-# lowered.
+# tma_lower lowers with the largest extent a copy can address (2^31 - 1
+# rows): the unmasked load promises that its addresses are valid.
+# `ragged`, bounded by a row count read from memory, is no copy at all
+# (the inference refuses extents that are not computed from parameters).
+# `checked`, bounded by the parameter M, is lowered.
 import triton
 import triton.language as tl
 

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Ablation of tawa-rs's pipelining options on one example case.
+
+    python3 bench/ablation.py triton-examples/kernels/matmul.py \
+        --case square_8192 --out results/ [--iters 50] [--bin gpu-bin/tawa-rs]
+
+Runs `tawa-rs bench --json` on the case once per point of the option
+matrix below (each point is checked for correctness by `bench` before it
+is timed, against cuBLAS interleaved in the same invocation), and writes
+`ablation.csv`, `ablation.json` and `ablation.svg` (a bar chart of TFLOP/s
+per option with the cuBLAS figures of the same run as a line, in the style
+of the Tawa paper's ablation figure) into `--out`.
+
+The matrix: the plain kernel (`--no-ws`) at num_stages 1, 3 and 4 (the
+plain path does not pipeline its loads yet, so these show what
+num_stages does not do there); the warp-specialized kernel at aref
+depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
+4 with 1 WGMMA group in flight and at depth 4 with 2; the defaults; and
+persistent (`--persistent`). `--points` picks a subset by label. Needs a GPU and the tawa-rs
+binary; nothing else (the plot is plain SVG).
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+# (label, tawa-rs flags). Labels are what the plot shows.
+POINTS = [
+    ("no-ws, stages 1", ["--no-ws", "--num-stages", "1"]),
+    ("no-ws, stages 3", ["--no-ws", "--num-stages", "3"]),
+    ("no-ws, stages 4", ["--no-ws", "--num-stages", "4"]),
+    ("ws, depth 1, mma 0", ["--aref-depth", "1", "--mma-depth", "0"]),
+    ("ws, depth 2, mma 0", ["--aref-depth", "2", "--mma-depth", "0"]),
+    ("ws, depth 3, mma 0", ["--aref-depth", "3", "--mma-depth", "0"]),
+    ("ws, depth 4, mma 0", ["--aref-depth", "4", "--mma-depth", "0"]),
+    ("ws, depth 2, mma 1", ["--aref-depth", "2", "--mma-depth", "1"]),
+    ("ws, depth 3, mma 1", ["--aref-depth", "3", "--mma-depth", "1"]),
+    ("ws, depth 4, mma 1", ["--aref-depth", "4", "--mma-depth", "1"]),
+    ("ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
+    ("ws, defaults", []),
+    ("ws, persistent", ["--persistent"]),
+]
+
+
+def run_point(binary, example, case, flags, iters):
+    cmd = [binary, "bench", example, "--case", case, "--iters", str(iters), "--json"] + flags
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    rows = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    if proc.returncode != 0 or not rows:
+        return None, (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    return rows[0], None
+
+
+def svg_chart(rows, baseline, title):
+    """Horizontal bars of TFLOP/s per option, cuBLAS as a vertical line."""
+    bar_h, gap, left, width = 22, 8, 190, 520
+    top = 40
+    height = top + len(rows) * (bar_h + gap) + 40
+    peak = max([r["tflops"] for r in rows if r["tflops"]] + [baseline or 0]) * 1.1
+    x = lambda v: left + v / peak * width
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" height="{height}" '
+        f'font-family="sans-serif" font-size="12">',
+        f'<text x="{left}" y="20" font-size="14">{title}</text>',
+    ]
+    for i, r in enumerate(rows):
+        y = top + i * (bar_h + gap)
+        out.append(f'<text x="{left - 6}" y="{y + 15}" text-anchor="end">{r["label"]}</text>')
+        if r["tflops"]:
+            color = "#8da0cb" if r["label"].startswith("no-ws") else "#66c2a5"
+            out.append(f'<rect x="{left}" y="{y}" width="{x(r["tflops"]) - left:.1f}" '
+                       f'height="{bar_h}" fill="{color}"/>')
+            out.append(f'<text x="{x(r["tflops"]) + 4:.1f}" y="{y + 15}">{r["tflops"]:.0f}</text>')
+        else:
+            out.append(f'<text x="{left + 4}" y="{y + 15}" fill="#b00">failed: {r["error"]}</text>')
+    if baseline:
+        bx = x(baseline)
+        out.append(f'<line x1="{bx:.1f}" y1="{top - 8}" x2="{bx:.1f}" y2="{height - 30}" '
+                   f'stroke="#d95f02" stroke-dasharray="4,3"/>')
+        out.append(f'<text x="{bx:.1f}" y="{height - 14}" text-anchor="middle" fill="#d95f02">'
+                   f'cuBLAS {baseline:.0f} TFLOP/s (median of this run)</text>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("example")
+    p.add_argument("--case", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--iters", type=int, default=50)
+    p.add_argument("--bin", default=os.environ.get("TAWA_BIN", "tawa-rs"))
+    p.add_argument("--points", help="comma-separated labels to run (default: all)")
+    opts = p.parse_args()
+    points = POINTS
+    if opts.points:
+        wanted = [s.strip() for s in opts.points.split(",")]
+        points = [pt for pt in POINTS if pt[0] in wanted]
+    os.makedirs(opts.out, exist_ok=True)
+    rows, baselines = [], []
+    for label, flags in points:
+        row, err = run_point(opts.bin, opts.example, opts.case, flags, opts.iters)
+        rec = {"label": label, "flags": " ".join(flags), "tflops": None, "ms": None,
+               "cublas_tflops": None, "ratio": None, "error": err}
+        if row:
+            rec.update(tflops=row.get("kernel_tflops"), ms=row["kernel_ms"]["median"],
+                       cublas_tflops=row.get("baseline_tflops"), ratio=row.get("ratio"))
+            if rec["cublas_tflops"]:
+                baselines.append(rec["cublas_tflops"])
+        rows.append(rec)
+        shown = f'{rec["tflops"]:.1f} TFLOP/s, {rec["ratio"]:.3f}x cuBLAS' if row else f"FAILED: {err}"
+        print(f"{label:<22} {' '.join(flags):<40} {shown}", flush=True)
+    baseline = statistics.median(baselines) if baselines else None
+    with open(os.path.join(opts.out, "ablation.json"), "w") as f:
+        json.dump({"example": opts.example, "case": opts.case, "cublas_median_tflops": baseline,
+                   "points": rows}, f, indent=1)
+    with open(os.path.join(opts.out, "ablation.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    title = f"{os.path.basename(opts.example)} {opts.case}: TFLOP/s per option"
+    with open(os.path.join(opts.out, "ablation.svg"), "w") as f:
+        f.write(svg_chart(rows, baseline, title))
+    sys.exit(1 if any(r["error"] for r in rows) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+//! `aref_depth`: how many slots each aref ring gets.
+//!
+//! Triton's `num_stages` is the user's knob for "how many tiles are in
+//! flight"; in a warp-specialized kernel that is the ring depth: the
+//! producer may run `D` iterations ahead of the consumer. The depth is
+//! `num_stages` unless shared memory cannot hold that many slots, in which
+//! case it is the most that fit; `--aref-depth` overrides both, and is an
+//! error when it does not fit.
+//!
+//! Shared memory is the backend's business, so the driver measures it and
+//! passes a [`SmemModel`]: what the kernel needs besides the rings, and
+//! what one more slot of every ring costs.
+
+use tawa_ir::{Function, Loc, OpKind, Type};
+
+use crate::{PipelineError, Schedule};
+
+/// Shared memory of a warp-specialized kernel as a function of its ring
+/// depth `D` (every ring at the same depth): `fixed + D * per_slot` bytes,
+/// at most `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmemModel {
+    /// What a block may have (227 KiB on sm_90).
+    pub limit: u32,
+    /// Operand buffers, scratch, alignment: everything but the ring slots.
+    pub fixed: u32,
+    /// One slot of every ring, with its barriers and alignment.
+    pub per_slot: u32,
+}
+
+impl SmemModel {
+    /// The model of a kernel measured at depths 1 and 2 (`bytes_at_1`,
+    /// `bytes_at_2`). `None` when the numbers do not make a line.
+    pub fn from_two_depths(limit: u32, bytes_at_1: u32, bytes_at_2: u32) -> Option<SmemModel> {
+        let per_slot = bytes_at_2.checked_sub(bytes_at_1)?;
+        let fixed = bytes_at_1.checked_sub(per_slot)?;
+        (per_slot > 0).then_some(SmemModel {
+            limit,
+            fixed,
+            per_slot,
+        })
+    }
+
+    /// The deepest rings that fit (0 when not even one slot does).
+    pub fn max_depth(&self) -> u32 {
+        self.limit.saturating_sub(self.fixed) / self.per_slot.max(1)
+    }
+
+    /// Bytes at depth `d`, `None` on overflow.
+    pub fn bytes(&self, d: u32) -> Option<u64> {
+        (self.per_slot as u64)
+            .checked_mul(d as u64)?
+            .checked_add(self.fixed as u64)
+    }
+}
+
+fn kib(bytes: u64) -> String {
+    let k = bytes as f64 / 1024.0;
+    if k.fract() == 0.0 {
+        format!("{k:.0} KiB")
+    } else {
+        format!("{k:.1} KiB")
+    }
+}
+
+/// The `aref.create` ops of `func`, in program order.
+fn aref_creates(func: &Function) -> Vec<tawa_ir::function::Op> {
+    let mut creates = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::ArefCreate) {
+            creates.push(op);
+        }
+    });
+    creates
+}
+
+/// Gives every aref ring of `func` `depth` slots.
+pub fn set_depths(func: &mut Function, depth: u32) {
+    for op in aref_creates(func) {
+        let ring = func.ops[op].results[0];
+        if let Type::Aref { depth: d, .. } = &mut func.values[ring].ty {
+            *d = depth;
+        }
+    }
+}
+
+/// Sets the depth of every `aref.create` of `func` (see the module docs).
+pub fn choose_aref_depths(
+    func: &mut Function,
+    explicit: Option<u32>,
+    smem: Option<&SmemModel>,
+    schedule: &mut Schedule,
+) -> Result<(), PipelineError> {
+    let creates = aref_creates(func);
+    if creates.is_empty() {
+        return Ok(());
+    }
+    let stages = func.attrs.num_stages.max(1);
+    let loc = func.ops[creates[0]].loc;
+    let fit = smem.map(|m| (m, m.max_depth()));
+    let (depth, why) = match (explicit, fit) {
+        (Some(0), _) => {
+            return Err(PipelineError {
+                loc: Loc::UNKNOWN,
+                message: "--aref-depth must be at least 1".into(),
+            })
+        }
+        (Some(d), Some((m, max))) if d > max => {
+            let need = m.bytes(d).map_or("more than 4 GiB".to_string(), kib);
+            return Err(PipelineError {
+                loc,
+                message: format!(
+                    "--aref-depth {d}: {d} slots of {} need {need} of shared memory, more than \
+                     the {} a block can have; at most {max} fit",
+                    kib(m.per_slot as u64),
+                    kib(m.limit as u64)
+                ),
+            });
+        }
+        (Some(d), _) => (d, "--aref-depth".to_string()),
+        (None, Some((m, max))) if stages > max => (
+            max.max(1),
+            format!(
+                "num_stages {stages} capped: {} a slot, at most {max} fit beside {} of other \
+                 shared memory in {}",
+                kib(m.per_slot as u64),
+                kib(m.fixed as u64),
+                kib(m.limit as u64)
+            ),
+        ),
+        (None, _) => (stages, format!("num_stages {stages}")),
+    };
+    let usage = match smem.and_then(|m| m.bytes(depth).map(|b| (m, b))) {
+        Some((m, b)) => format!(
+            "; {} of shared memory ({} a slot, {} else), {} at most",
+            kib(b),
+            kib(m.per_slot as u64),
+            kib(m.fixed as u64),
+            kib(m.limit as u64)
+        ),
+        None => String::new(),
+    };
+    set_depths(func, depth);
+    for op in creates {
+        let ring = func.ops[op].results[0];
+        let name = func.values[ring]
+            .name
+            .clone()
+            .unwrap_or_else(|| "ring".into());
+        schedule.note(
+            func.ops[op].loc,
+            format!("aref %{name}: depth {depth} (from {why}){usage}"),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_from_two_depths() {
+        let m = SmemModel::from_two_depths(227 * 1024, 50_176, 99_328).unwrap();
+        assert_eq!(m.per_slot, 49_152);
+        assert_eq!(m.fixed, 1024);
+        assert_eq!(m.max_depth(), 4);
+        assert_eq!(m.bytes(3), Some(148_480));
+        assert!(SmemModel::from_two_depths(1000, 500, 400).is_none());
+    }
+}
