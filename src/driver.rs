@@ -440,25 +440,31 @@ pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
     })
 }
 
-/// What ptxas says about each kernel, for standard error: registers and
-/// shared memory on a note line, and a warning when registers spill to
-/// local memory or the kernel needs a stack frame (local memory too), which
-/// is slow enough that a user should know without asking.
-pub fn resource_report(report: &runtime::PtxasReport) -> String {
-    let mut out = String::new();
-    for k in &report.kernels {
-        out.push_str(&format!(
-            "note: kernel `{}`: {} registers per thread, {} bytes of static shared memory\n",
-            k.name, k.registers, k.shared_bytes
-        ));
-        if k.spills() || k.stack_frame_bytes > 0 {
-            out.push_str(&format!(
-                "warning: kernel `{}` uses local memory: {} bytes of spill stores, {} bytes of spill loads, a {}-byte stack frame per thread\n  = help: smaller tiles (BLOCK_* constexprs) or more warps (--num-warps) need fewer registers per thread\n",
-                k.name, k.spill_store_bytes, k.spill_load_bytes, k.stack_frame_bytes
-            ));
-        }
+/// What ptxas says about `kernel`, for standard error: registers and
+/// shared memory on a note line, then [`local_memory_warning`]. Kernels
+/// are named as in the Python source, not by their (maybe mangled) symbol.
+pub fn resource_report(kernel: &KernelSource, report: &runtime::PtxasReport) -> String {
+    let Some(k) = report.kernel(&kernel.symbol) else {
+        return String::new();
+    };
+    let mut out = format!(
+        "note: kernel `{}`: {} registers per thread, {} bytes of static shared memory\n",
+        kernel.name, k.registers, k.shared_bytes
+    );
+    if let Some(warning) = local_memory_warning(&kernel.name, k) {
+        out.push_str(&warning);
     }
     out
+}
+
+/// A warning when the kernel spills registers to local memory or needs a
+/// stack frame (local memory too): slow enough that a user should know
+/// without asking. `None` when it keeps everything in registers.
+pub fn local_memory_warning(name: &str, k: &runtime::KernelResources) -> Option<String> {
+    (k.spills() || k.stack_frame_bytes > 0).then(|| format!(
+        "warning: kernel `{name}` uses local memory: {} bytes of spill stores, {} bytes of spill loads, a {}-byte stack frame per thread\n  = help: smaller tiles (BLOCK_* constexprs) or more warps (--num-warps) need fewer registers per thread\n",
+        k.spill_store_bytes, k.spill_load_bytes, k.stack_frame_bytes
+    ))
 }
 
 /// A [`CodegenError`] rendered like a frontend diagnostic: file:line:col,
@@ -561,12 +567,10 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             match cmd.emit {
                 Emit::Cuda => kernel.cuda.into_bytes(),
                 Emit::Ptx => {
-                    let ptx = nvrtc(&kernel)?.ptx;
-                    // ptxas is optional for PTX: report spills when it is there.
-                    if let Ok(report) = runtime::ptxas_info(&ptx) {
-                        eprint!("{}", resource_report(&report));
-                    }
-                    ptx.into_bytes()
+                    // NVRTC assembled a cubin too: its log has ptxas's report.
+                    let compiled = nvrtc(&kernel)?;
+                    eprint!("{}", resource_report(&kernel, &compiled.resources()));
+                    compiled.ptx.into_bytes()
                 }
                 _ => {
                     let ptx = nvrtc(&kernel)?.ptx;
@@ -577,7 +581,7 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
                             )),
                             other => Failure::user(format!("error: {other}\n")),
                         })?;
-                    eprint!("{}", resource_report(&report));
+                    eprint!("{}", resource_report(&kernel, &report));
                     cubin
                 }
             }

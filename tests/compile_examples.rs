@@ -81,6 +81,18 @@ fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let res = report
         .kernel(name)
         .ok_or_else(|| format!("ptxas reports no kernel `{name}`:\n{}", report.log))?;
+    // What `run`, `bench` and `--emit ptx` warn from: the same ptxas report,
+    // in NVRTC's log.
+    let from_nvrtc = compiled.compiled.resources();
+    match from_nvrtc.kernel(name) {
+        Some(k) if (k.registers, k.spills()) == (res.registers, res.spills()) => {}
+        other => {
+            return Err(format!(
+                "NVRTC's report {other:?} differs from ptxas's {res:?}:\n{}",
+                from_nvrtc.log
+            ))
+        }
+    }
     Ok(Row {
         what: format!("{}/{}", ex.name, case.name),
         kernel: name.clone(),

@@ -250,33 +250,67 @@ fn run_and_bench_without_launch_cases_say_what_is_missing() {
     assert!(stderr.contains("has no launch cases"), "{stderr}");
 }
 
-/// `--emit cubin` tells the registers of each kernel, and warns when it
+/// `--emit ptx` and `--emit cubin` (the forms that run ptxas, inside
+/// NVRTC or on its own) tell the registers of the kernel, and warn when it
 /// spills to local memory.
 #[test]
 #[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
-fn cubin_reports_registers_and_spills() {
+fn ptx_and_cubin_report_registers_and_spills() {
+    require_tools();
+    let dir = scratch("resource_report");
+    let out = dir.join("k.out");
+    let out = out.to_str().unwrap();
+    let ex = "triton-examples/kernels/vector_add.py";
+    for emit in ["ptx", "cubin"] {
+        let (code, _, stderr) = tawa(&[ex, "--emit", emit, "-o", out], &[]);
+        assert_eq!(code, 0, "{emit}: {stderr}");
+        assert!(
+            stderr.contains("note: kernel `add_kernel`: ")
+                && stderr.contains("registers per thread"),
+            "{emit}: {stderr}"
+        );
+        assert!(!stderr.contains("local memory"), "{emit}: {stderr}");
+        // 256 fp32 elements per thread: inside the limit, past the registers.
+        let (code, _, stderr) = tawa(
+            &[ex, "-D", "BLOCK_SIZE=32768", "--emit", emit, "-o", out],
+            &[],
+        );
+        assert_eq!(code, 0, "{emit}: {stderr}");
+        assert!(
+            stderr.contains("warning: kernel `add_kernel` uses local memory: ")
+                && stderr.contains("bytes of spill stores"),
+            "{emit}: {stderr}"
+        );
+    }
+}
+
+/// `run` and `bench` print [`CompiledCase::local_memory_warning`] under a
+/// case's line; it comes from the report in NVRTC's log (the launch itself
+/// needs a GPU, the warning does not).
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn run_and_bench_know_when_a_case_spills() {
+    require_tools();
+    let example =
+        triton_examples::load_beside(&root().join("triton-examples/kernels/vector_add.py"))
+            .unwrap();
+    let mut case = example.spec.cases[0].clone();
+    let compiled =
+        tawa_rs::harness::compile_case(&example, &case, None).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(compiled.local_memory_warning(), None);
+    case.constexprs
+        .insert("BLOCK_SIZE".into(), triton_examples::Constexpr::Int(32768));
+    let compiled =
+        tawa_rs::harness::compile_case(&example, &case, None).unwrap_or_else(|f| panic!("{f}"));
+    let warning = compiled.local_memory_warning().expect("a warning");
+    assert!(
+        warning.starts_with("warning: kernel `add_kernel` uses local memory"),
+        "{warning}"
+    );
+}
+
+fn require_tools() {
     if let Some(why) = tawa_backend::toolchain::missing_compile_tools() {
         panic!("the CUDA tools are missing (bash .ci/run installs them):\n{why}");
     }
-    let dir = scratch("cubin_report");
-    let out = dir.join("k.cubin");
-    let out = out.to_str().unwrap();
-    let ex = "triton-examples/kernels/vector_add.py";
-    let (code, _, stderr) = tawa(&[ex, "--emit", "cubin", "-o", out], &[]);
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("note: kernel `add_kernel`: ") && stderr.contains("registers per thread"),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("local memory"), "{stderr}");
-    // 256 fp32 elements per thread: inside the limit, past the registers.
-    let (code, _, stderr) = tawa(
-        &[ex, "-D", "BLOCK_SIZE=32768", "--emit", "cubin", "-o", out],
-        &[],
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("warning: kernel `add_kernel` uses local memory"),
-        "{stderr}"
-    );
 }
