@@ -109,10 +109,11 @@ pub struct CompileCommand {
     #[arg(long, value_name = "N", value_parser = parse_num_warps)]
     pub num_warps: Option<u32>,
 
-    /// Triton's `num_stages`: how many tiles are in flight. In a
-    /// warp-specialized kernel it is the depth of the aref rings (how many
-    /// iterations the producer runs ahead), capped by shared memory;
-    /// `--aref-depth` overrides it. Default 3, e.g. `--num-stages 4`.
+    /// Triton's `num_stages`, e.g. `--num-stages 4` (default 3, or the
+    /// launch case's). In a warp-specialized kernel it is the depth of the
+    /// aref rings: how many tiles the producer loads ahead of the
+    /// consumers, capped by what fits in shared memory (`--explain` shows
+    /// the depth taken); `--aref-depth` overrides it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub num_stages: Option<u32>,
 

@@ -314,3 +314,40 @@ fn require_tools() {
         panic!("the CUDA tools are missing (bash .ci/run installs them):\n{why}");
     }
 }
+
+/// `--num-stages` is the aref ring depth of a warp-specialized kernel: it
+/// changes the generated CUDA, `--explain` shows the depth taken, and the
+/// help says so.
+#[test]
+fn num_stages_sets_the_ring_depth_of_a_warp_specialized_kernel() {
+    let mut cuda = Vec::new();
+    for stages in ["1", "2"] {
+        let (code, stdout, stderr) = tawa(
+            &[
+                "triton-examples/kernels/matmul.py",
+                "--case",
+                "square_4096",
+                "--num-stages",
+                stages,
+                "--explain",
+                "--emit",
+                "cuda",
+            ],
+            &[],
+        );
+        assert_eq!(code, 0, "{stderr}");
+        assert!(
+            stderr.contains(&format!("depth {stages} (from num_stages {stages})")),
+            "{stages}: {stderr}"
+        );
+        cuda.push(stdout);
+    }
+    assert_ne!(cuda[0], cuda[1], "--num-stages 1 and 2 give the same CUDA");
+    let (code, help, _) = tawa(&["--help"], &[]);
+    assert_eq!(code, 0);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("In a warp-specialized kernel it is the depth of the aref rings"),
+        "{help}"
+    );
+}
