@@ -164,15 +164,58 @@ pub fn frontend(
         )));
     }
     for func in &module.functions {
-        eprint!("{}", endless_loop_warnings(path, source, func, color));
+        eprint!("{}", kernel_warnings(path, source, func, color));
     }
     Ok(module)
 }
 
-/// A warning for each `while` loop whose condition is the constant true:
-/// Triton kernels have no `break` and cannot `return` inside a loop, so
-/// such a loop never ends and the kernel hangs the GPU.
-pub fn endless_loop_warnings(path: &str, source: &str, func: &Function, color: bool) -> String {
+/// Warnings about hazards the compiler can prove and the GPU would not
+/// report well (a hang, a stray access): compilation goes on.
+pub fn kernel_warnings(path: &str, source: &str, func: &Function, color: bool) -> String {
+    let at = |loc: tawa_ir::Loc| {
+        let offset = byte_offset(source, loc.line as usize, loc.col as usize);
+        offset..offset
+    };
+    let mut list: Vec<(tawa_ir::Loc, Diagnostic)> = Vec::new();
+    for loc in endless_loops(func) {
+        list.push((loc, Diagnostic::warning(at(loc), "this `while` loop never ends: its condition is always true")
+            .with_label("the kernel hangs the GPU here")
+            .with_note("Triton kernels have no `break` and cannot `return` inside a loop; loop while a condition on the loop's variables holds")));
+    }
+    for access in tawa_partitioner::before_base::unmasked_accesses_before_base(func) {
+        let (what, verb) = if access.is_store {
+            ("store", "writes")
+        } else {
+            ("load", "reads")
+        };
+        list.push((access.loc, Diagnostic::warning(
+            at(access.loc),
+            format!("this unmasked {what} {verb} before the start of `{}`", access.param),
+        )
+        .with_label(format!(
+            "program 0 {verb} element {} of `{}` here",
+            access.offset, access.param
+        ))
+        .with_note(if access.is_tile {
+            format!(
+                "memory before a pointer argument is not the kernel's; start the offsets at 0, or mask the {what} (e.g. `mask=offs >= {}`)",
+                -access.offset
+            )
+        } else {
+            "memory before a pointer argument is not the kernel's; the offset must not be negative".to_string()
+        })));
+    }
+    if list.is_empty() {
+        return String::new();
+    }
+    list.sort_by_key(|(loc, _)| (loc.line, loc.col));
+    Diagnostics::new(path, source, list.into_iter().map(|(_, d)| d).collect()).render(color)
+}
+
+/// Each `while` loop whose condition is the constant true: Triton kernels
+/// have no `break` and cannot `return` inside a loop, so such a loop never
+/// ends and the kernel hangs the GPU.
+fn endless_loops(func: &Function) -> Vec<tawa_ir::Loc> {
     let mut found = Vec::new();
     func.walk(&mut |op| {
         let data = &func.ops[op];
@@ -198,19 +241,7 @@ pub fn endless_loop_warnings(path: &str, source: &str, func: &Function, color: b
             found.push(data.loc);
         }
     });
-    let list: Vec<Diagnostic> = found
-        .into_iter()
-        .map(|loc| {
-            let offset = byte_offset(source, loc.line as usize, loc.col as usize);
-            Diagnostic::warning(offset..offset, "this `while` loop never ends: its condition is always true")
-                .with_label("the kernel hangs the GPU here")
-                .with_note("Triton kernels have no `break` and cannot `return` inside a loop; loop while a condition on the loop's variables holds")
-        })
-        .collect();
-    if list.is_empty() {
-        return String::new();
-    }
-    Diagnostics::new(path, source, list).render(color)
+    found
 }
 
 /// The one kernel function of a module the frontend produced.

@@ -351,3 +351,61 @@ fn num_stages_sets_the_ring_depth_of_a_warp_specialized_kernel() {
         "{help}"
     );
 }
+
+/// An unmasked load or store that provably starts before its pointer
+/// argument (program 0, first element) is warned about without
+/// `--explain`; masked, conditional and unprovable ones are not.
+#[test]
+fn accesses_before_a_pointer_argument_are_warned_about() {
+    let dir = scratch("before_base");
+    let params = "x_ptr, y_ptr, n, BLOCK: tl.constexpr";
+    let sig = "*fp32:16, *fp32:16, i32, 128";
+    let offs = "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n";
+    let warned = [
+        (
+            "load_minus_one",
+            "    a = tl.load(x_ptr + offs - 1)\n    tl.store(y_ptr + offs, a)\n",
+            "this unmasked load reads before the start of `x_ptr`",
+            "program 0 reads element -1 of `x_ptr`",
+        ),
+        (
+            "store_minus_two",
+            "    a = tl.load(x_ptr + offs)\n    tl.store(y_ptr + offs - 2, a)\n",
+            "this unmasked store writes before the start of `y_ptr`",
+            "`mask=offs >= 2`",
+        ),
+        (
+            "scalar_store",
+            "    tl.store(y_ptr - 3, 1.0)\n",
+            "this unmasked store writes before the start of `y_ptr`",
+            "the offset must not be negative",
+        ),
+    ];
+    for (name, body, message, detail) in warned {
+        let file = kernel_file(&dir, name, params, &format!("{offs}{body}"));
+        let (code, stdout, stderr) = tawa(&[&file, "--signature", sig], &[]);
+        assert_eq!(code, 0, "{name}: a warning, not an error: {stderr}");
+        assert!(!stdout.is_empty(), "{name}");
+        assert!(
+            stderr.starts_with(&format!("warning: {message}"))
+                && stderr.contains(detail)
+                && stderr.contains(&format!("{name}.py:"))
+                && stderr.contains('^'),
+            "{name}: {stderr}"
+        );
+    }
+    let quiet = [
+        ("masked", "    a = tl.load(x_ptr + offs - 1, mask=offs >= 1)\n    tl.store(y_ptr + offs, a)\n"),
+        ("from_zero", "    a = tl.load(x_ptr + offs)\n    tl.store(y_ptr + offs, a)\n"),
+        // `n` may be anything: nothing is proven.
+        ("argument_offset", "    a = tl.load(x_ptr + offs - n)\n    tl.store(y_ptr + offs, a)\n"),
+        // The loop may not run.
+        ("in_a_loop", "    for i in range(n):\n        a = tl.load(x_ptr + offs - 1)\n        tl.store(y_ptr + offs, a)\n"),
+    ];
+    for (name, body) in quiet {
+        let file = kernel_file(&dir, name, params, &format!("{offs}{body}"));
+        let (code, _, stderr) = tawa(&[&file, "--signature", sig], &[]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(stderr.is_empty(), "{name}: {stderr}");
+    }
+}
