@@ -298,6 +298,55 @@ pub struct Specialized {
     pub schedule: Schedule,
 }
 
+/// Why a kernel was not warp-specialized: the partitioner or the pipeliner
+/// refused the kernel or its options at a source position (the user's to
+/// fix, or to compile with `--no-ws`), or a stage failed.
+#[derive(Debug, Clone)]
+pub enum WsError {
+    Refused { loc: tawa_ir::Loc, message: String },
+    Failed(Failure),
+}
+
+impl From<Failure> for WsError {
+    fn from(f: Failure) -> WsError {
+        WsError::Failed(f)
+    }
+}
+
+impl std::fmt::Display for WsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WsError::Refused { loc, message } if loc.is_known() => {
+                write!(f, "{}:{}: {message}", loc.line, loc.col)
+            }
+            WsError::Refused { message, .. } => f.write_str(message),
+            WsError::Failed(failure) => failure.fmt(f),
+        }
+    }
+}
+
+impl WsError {
+    /// A refusal rendered like a frontend diagnostic (file:line:col, the
+    /// source line, a caret), suggesting `--no-ws` unless the message does.
+    pub fn render(self, path: &str, source: &str, color: bool) -> Failure {
+        let (loc, message) = match self {
+            WsError::Refused { loc, message } => (loc, message),
+            WsError::Failed(failure) => return failure,
+        };
+        let offset = if loc.is_known() {
+            byte_offset(source, loc.line as usize, loc.col as usize)
+        } else {
+            0
+        };
+        let mut d = Diagnostic::error(offset..offset, message.clone())
+            .with_label("while warp-specializing this");
+        if !message.contains("--no-ws") {
+            d = d.with_note("--no-ws compiles the kernel without warp specialization");
+        }
+        Failure::user(Diagnostics::new(path, source, vec![d]).render(color))
+    }
+}
+
 /// Warp specialization: the TMA inference, `tma_lower` (TMA loads become
 /// descriptor loads whose descriptors the host builds), the partitioner,
 /// then the pipeliner (aref depths, MMA pipelining), each result checked
@@ -307,7 +356,7 @@ pub fn warp_specialize_function(
     path: &str,
     func: &Function,
     opts: &PipelineOptions,
-) -> Result<Option<Specialized>, Failure> {
+) -> Result<Option<Specialized>, WsError> {
     // Persistent first (a tile loop the partitioner nests the K loop in),
     // when the kernel allows it and the result still specializes.
     let mut persistence = None;
@@ -317,7 +366,7 @@ pub fn warp_specialize_function(
         match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
             Ok(()) => {
                 check_pass("persistent", &tiled)?;
-                ws = partition_function(path, &tiled)?;
+                ws = partition_function(&tiled)?;
                 persistence = Some(match ws {
                     Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
                                 (parameter `tw_grid_x`), the producer running ahead into the \
@@ -330,14 +379,17 @@ pub fn warp_specialize_function(
         }
     }
     if ws.is_none() {
-        ws = partition_function(path, func)?;
+        ws = partition_function(func)?;
     }
     let Some(mut ws) = ws else {
         return Ok(None);
     };
     let smem = measure_shared_memory(path, &ws);
-    let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
-        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
+    let mut schedule =
+        tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref()).map_err(|e| WsError::Refused {
+            loc: e.loc,
+            message: e.message,
+        })?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
@@ -362,7 +414,7 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
 
 /// The partitioner's half of [`warp_specialize_function`]: the rings it
 /// creates have one slot until the pipeliner decides.
-fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, Failure> {
+fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
@@ -385,9 +437,10 @@ fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, F
         ..Default::default()
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts).map_err(|e| {
-        Failure::user(format!(
-            "error: {path}:{e}\n  = help: --no-ws compiles the kernel without warp specialization\n"
-        ))
+        WsError::Refused {
+            loc: e.loc,
+            message: e.message,
+        }
     })?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
@@ -430,7 +483,9 @@ pub fn compile_to_cuda(
     color: bool,
 ) -> Result<CudaKernel, Failure> {
     let specialized = match ws {
-        Some(opts) => warp_specialize_function(path, func, opts)?,
+        Some(opts) => {
+            warp_specialize_function(path, func, opts).map_err(|e| e.render(path, source, color))?
+        }
         None => None,
     };
     let kernel = generate_cuda(
@@ -577,7 +632,9 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let mut module = module;
             if let Some(opts) = cmd.pipeline_options() {
                 for func in &mut module.functions {
-                    if let Some(ws) = warp_specialize_function(&path, func, &opts)? {
+                    let specialized = warp_specialize_function(&path, func, &opts)
+                        .map_err(|e| e.render(&path, &source, color))?;
+                    if let Some(ws) = specialized {
                         if cmd.explain {
                             eprint!("{}", ws.schedule.explain(&path));
                         }

@@ -409,3 +409,26 @@ fn accesses_before_a_pointer_argument_are_warned_about() {
         assert!(stderr.is_empty(), "{name}: {stderr}");
     }
 }
+
+/// When warp specialization refuses a kernel or its options, the error
+/// points at the loop it was splitting and says how to compile anyway.
+#[test]
+fn warp_specialization_refusals_point_at_the_loop_and_suggest_no_ws() {
+    let matmul = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
+    for extra in [["--num-warps", "32"], ["--aref-depth", "9434113"]] {
+        let args: Vec<&str> = matmul.iter().chain(&extra).copied().collect();
+        let (code, stdout, stderr) = tawa(&[&args[..], &["--emit", "cuda"]].concat(), &[]);
+        assert_eq!(code, 1, "{extra:?}: {stderr}");
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.starts_with("error: ")
+                && stderr.contains("--> triton-examples/kernels/matmul.py:47:5")
+                && stderr.contains("^ while warp-specializing this")
+                && stderr.contains("--no-ws"),
+            "{extra:?}: {stderr}"
+        );
+        // The suggestion works.
+        let (code, _, stderr) = tawa(&[&args[..], &["--emit", "cuda", "--no-ws"]].concat(), &[]);
+        assert_eq!(code, 0, "{extra:?} --no-ws: {stderr}");
+    }
+}
