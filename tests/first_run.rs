@@ -150,6 +150,17 @@ fn a_missing_tools_folder_is_an_error_not_a_fallback() {
         stderr.contains("TAWA_CUDA_TOOLS = /nonexistent/tawa-tools (no such folder"),
         "{stderr}"
     );
+    // A folder without the tools is no reason to use others either.
+    let empty = scratch("empty_tools");
+    let (code, _, stderr) = tawa(
+        &["triton-examples/kernels/vector_add.py", "--emit", "ptx"],
+        &[("TAWA_CUDA_TOOLS", empty.to_str().unwrap())],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("(not in it; not looking elsewhere)"),
+        "{stderr}"
+    );
 }
 
 /// Tiles past what registers can hold are refused before any code is

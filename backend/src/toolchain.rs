@@ -12,7 +12,7 @@
 //! | NVRTC                              | ptxas                              |
 //! |------------------------------------|------------------------------------|
 //! | `$TAWA_NVRTC` (full path to the library) | `$TAWA_PTXAS` (full path)    |
-//! | under `$TAWA_CUDA_TOOLS`           | under `$TAWA_CUDA_TOOLS`           |
+//! | under `$TAWA_CUDA_TOOLS` (when set, nowhere else) | same        |
 //! | under `<workspace>/.tools/cuda`    | under `<workspace>/.tools/cuda`    |
 //! | under `.tools/cuda` in an ancestor of the running executable | same    |
 //! | `lib64`, `lib` of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda`, the toolkit of `nvcc` on `$PATH` | `bin` of the same |
@@ -27,7 +27,9 @@
 //!
 //! An explicit setting that points at nothing is an error, not a reason to
 //! look elsewhere: silently using another NVRTC than the one asked for would
-//! make compile results depend on the machine.
+//! make compile results depend on the machine. So is a `$TAWA_CUDA_TOOLS`
+//! folder without NVRTC or ptxas; cuBLAS, which the wheels there do not
+//! hold, is still searched for further down.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -218,11 +220,13 @@ fn env_path(var: &str) -> Option<PathBuf> {
 /// The places every tool is searched first, in order: the explicit variable
 /// (`Some(Err)` when it points at nothing), then the tools folders, then the
 /// CUDA homes' `subdirs`. `None`: not found there, `searched` says where.
+/// `tools_env_only`: a tool `$TAWA_CUDA_TOOLS` must hold when it is set.
 fn search_common(
     tool: Tool,
     env_var: &str,
     matches: fn(&OsStr) -> bool,
     home_subdirs: &[&str],
+    tools_env_only: bool,
     searched: &mut Vec<String>,
 ) -> Option<Result<Located, ToolchainError>> {
     if let Some(path) = env_path(env_var) {
@@ -247,6 +251,22 @@ fn search_common(
         if !dir.is_dir() {
             searched.push(format!(
                 "${ENV_CUDA_TOOLS} = {} (no such folder; not looking elsewhere)",
+                dir.display()
+            ));
+            return Some(Err(ToolchainError {
+                tool,
+                searched: std::mem::take(searched),
+            }));
+        }
+        if tools_env_only {
+            if let Some(path) = find_below(&dir, matches) {
+                return Some(Ok(Located {
+                    path,
+                    via: FoundVia::ToolsEnv,
+                }));
+            }
+            searched.push(format!(
+                "${ENV_CUDA_TOOLS} = {} (not in it; not looking elsewhere)",
                 dir.display()
             ));
             return Some(Err(ToolchainError {
@@ -282,7 +302,7 @@ fn search_common(
 
 /// Finds NVRTC. See the module docs for the order.
 pub fn find_nvrtc() -> Result<Located, ToolchainError> {
-    find_library(Tool::Nvrtc, ENV_NVRTC, is_nvrtc_name, NVRTC_SONAMES)
+    find_library(Tool::Nvrtc, ENV_NVRTC, is_nvrtc_name, NVRTC_SONAMES, true)
 }
 
 /// A shared library: the env override, the tools folders and CUDA homes'
@@ -292,9 +312,17 @@ fn find_library(
     env: &str,
     is_name: fn(&OsStr) -> bool,
     sonames: &[&str],
+    tools_env_only: bool,
 ) -> Result<Located, ToolchainError> {
     let mut searched = Vec::new();
-    if let Some(found) = search_common(tool, env, is_name, &["lib64", "lib"], &mut searched) {
+    if let Some(found) = search_common(
+        tool,
+        env,
+        is_name,
+        &["lib64", "lib"],
+        tools_env_only,
+        &mut searched,
+    ) {
         return found;
     }
     for name in sonames {
@@ -321,6 +349,7 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
         ENV_PTXAS,
         is_ptxas_name,
         &["bin"],
+        true,
         &mut searched,
     ) {
         return found;
@@ -348,7 +377,13 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
 /// Finds cuBLAS: `$TAWA_CUBLAS`, the tools folders, the CUDA homes' `lib64`
 /// and `lib`, then the system loader. Only the GPU harness needs it.
 pub fn find_cublas() -> Result<Located, ToolchainError> {
-    find_library(Tool::Cublas, ENV_CUBLAS, is_cublas_name, CUBLAS_SONAMES)
+    find_library(
+        Tool::Cublas,
+        ENV_CUBLAS,
+        is_cublas_name,
+        CUBLAS_SONAMES,
+        false,
+    )
 }
 
 /// libloading's `Display` says only "dlopen failed"; the loader's own
