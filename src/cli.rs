@@ -110,10 +110,13 @@ pub struct CompileCommand {
     pub num_warps: Option<u32>,
 
     /// Triton's `num_stages`, e.g. `--num-stages 4` (default 3, or the
-    /// launch case's). In a warp-specialized kernel it is the depth of the
-    /// aref rings: how many tiles the producer loads ahead of the
-    /// consumers, capped by what fits in shared memory (`--explain` shows
-    /// the depth taken); `--aref-depth` overrides it.
+    /// launch case's): how many tiles are in flight. In a warp-specialized
+    /// kernel it is the depth of the aref rings: how many tiles the
+    /// producer loads ahead of the consumers, capped by what fits in shared
+    /// memory (`--explain` shows the depth taken); `--aref-depth` overrides
+    /// it. With `--no-ws` it is the software pipeline's ring: the copies
+    /// run `num_stages - 1` iterations ahead of the loop that uses them (1:
+    /// no pipelining, loads through registers).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub num_stages: Option<u32>,
 
@@ -138,9 +141,12 @@ pub struct CompileCommand {
     #[arg(long)]
     pub explain: bool,
 
-    /// Turn warp specialization off: the plain kernel (no producer
-    /// partition, no TMA, no arefs), the baseline of ablations. With
-    /// `--emit ws-ir`, the plain tile IR.
+    /// Turn warp specialization off, the baseline of ablations: no
+    /// producer partition and no register split. Loops of TMA-able tile
+    /// loads are still software-pipelined by `--num-stages` (one thread
+    /// issues the copies ahead into an mbarrier ring that every warp
+    /// computes from); at `--num-stages 1` the plain kernel. With `--emit
+    /// ws-ir`, that one-partition IR or the plain tile IR.
     #[arg(long)]
     pub no_ws: bool,
 
@@ -212,8 +218,9 @@ pub struct CaseSelection {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
 
-    /// Run the plain kernel: no warp specialization, no TMA, no arefs (the
-    /// ablation baseline).
+    /// Run without warp specialization (the ablation baseline): software
+    /// pipelined by `--num-stages` where the loads allow TMA, the plain
+    /// kernel at one stage (see the compile form's `--no-ws`).
     #[arg(long)]
     pub no_ws: bool,
 
@@ -277,8 +284,9 @@ pub enum Emit {
     /// The tile IR produced by the frontend (text format).
     TileIr,
     /// The tile IR after warp specialization: the kernel split into a
-    /// producer and a consumer partition joined by arefs (the plain tile
-    /// IR when there is nothing to specialize, or with `--no-ws`).
+    /// producer and a consumer partition joined by arefs (with `--no-ws`,
+    /// one software-pipelined partition; the plain tile IR when there is
+    /// nothing to split).
     WsIr,
     /// The generated CUDA C++ source.
     Cuda,

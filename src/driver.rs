@@ -298,13 +298,55 @@ pub struct Specialized {
     pub schedule: Schedule,
 }
 
-/// Why a kernel was not warp-specialized: the partitioner or the pipeliner
-/// refused the kernel or its options at a source position (the user's to
-/// fix, or to compile with `--no-ws`), or a stage failed.
+/// Why a kernel was not warp-specialized or software-pipelined: the
+/// partitioner or the pipeliner refused the kernel or its options at a
+/// source position (the user's to fix, or to compile without that stage:
+/// `without` says how), or a stage failed.
 #[derive(Debug, Clone)]
 pub enum WsError {
-    Refused { loc: tawa_ir::Loc, message: String },
+    Refused {
+        loc: tawa_ir::Loc,
+        message: String,
+        without: Without,
+    },
     Failed(Failure),
+}
+
+/// The option that compiles a kernel without the stage that refused it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Without {
+    /// `--no-ws`: no warp specialization.
+    WarpSpecialization,
+    /// `--num-stages 1` (with `--no-ws`): no software pipeline.
+    SoftwarePipeline,
+}
+
+impl Without {
+    fn flag(self) -> &'static str {
+        match self {
+            Without::WarpSpecialization => "--no-ws",
+            Without::SoftwarePipeline => "--num-stages 1",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Without::WarpSpecialization => {
+                "--no-ws compiles the kernel without warp specialization"
+            }
+            Without::SoftwarePipeline => {
+                "--num-stages 1 compiles the kernel without software pipelining"
+            }
+        }
+    }
+
+    fn refused(self, loc: tawa_ir::Loc, message: String) -> WsError {
+        WsError::Refused {
+            loc,
+            message,
+            without: self,
+        }
+    }
 }
 
 impl From<Failure> for WsError {
@@ -316,7 +358,7 @@ impl From<Failure> for WsError {
 impl std::fmt::Display for WsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            WsError::Refused { loc, message } if loc.is_known() => {
+            WsError::Refused { loc, message, .. } if loc.is_known() => {
                 write!(f, "{}:{}: {message}", loc.line, loc.col)
             }
             WsError::Refused { message, .. } => f.write_str(message),
@@ -327,10 +369,15 @@ impl std::fmt::Display for WsError {
 
 impl WsError {
     /// A refusal rendered like a frontend diagnostic (file:line:col, the
-    /// source line, a caret), suggesting `--no-ws` unless the message does.
+    /// source line, a caret), saying how to compile without the stage
+    /// unless the message does.
     pub fn render(self, path: &str, source: &str, color: bool) -> Failure {
-        let (loc, message) = match self {
-            WsError::Refused { loc, message } => (loc, message),
+        let (loc, message, without) = match self {
+            WsError::Refused {
+                loc,
+                message,
+                without,
+            } => (loc, message, without),
             WsError::Failed(failure) => return failure,
         };
         let offset = if loc.is_known() {
@@ -338,10 +385,13 @@ impl WsError {
         } else {
             0
         };
-        let mut d = Diagnostic::error(offset..offset, message.clone())
-            .with_label("while warp-specializing this");
-        if !message.contains("--no-ws") {
-            d = d.with_note("--no-ws compiles the kernel without warp specialization");
+        let label = match without {
+            Without::WarpSpecialization => "while warp-specializing this",
+            Without::SoftwarePipeline => "while software-pipelining this",
+        };
+        let mut d = Diagnostic::error(offset..offset, message.clone()).with_label(label);
+        if !message.contains(without.flag()) {
+            d = d.with_note(without.help());
         }
         Failure::user(Diagnostics::new(path, source, vec![d]).render(color))
     }
@@ -385,16 +435,48 @@ pub fn warp_specialize_function(
         return Ok(None);
     };
     let smem = measure_shared_memory(path, &ws);
-    let mut schedule =
-        tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref()).map_err(|e| WsError::Refused {
-            loc: e.loc,
-            message: e.message,
-        })?;
+    let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
+        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
     Ok(Some(Specialized { func: ws, schedule }))
+}
+
+/// `num_stages` without warp specialization (`--no-ws`): the
+/// partitioner's split fused into one software-pipelined partition
+/// (`tawa_pipeliner::pipeline_without_ws`). `None` when the kernel stays
+/// as it was written: one stage, or no loop of TMA copies to run ahead.
+pub fn software_pipeline_function(
+    path: &str,
+    func: &Function,
+) -> Result<Option<Specialized>, WsError> {
+    if func.attrs.num_stages < 2 {
+        return Ok(None);
+    }
+    // A split the partitioner refuses (32 warps leave no room for a
+    // producer warpgroup, which this path fuses away anyway) leaves the
+    // kernel as written: `--no-ws` always has the plain kernel to give.
+    let mut split = match partition_function(func) {
+        Ok(Some(split)) => split,
+        Ok(None) | Err(WsError::Refused { .. }) => return Ok(None),
+        Err(failed) => return Err(failed),
+    };
+    let smem = measure_shared_memory(path, &split);
+    let opts = PipelineOptions::default();
+    match tawa_pipeliner::pipeline_without_ws(&mut split, &opts, smem.as_ref())
+        .map_err(|e| Without::SoftwarePipeline.refused(e.loc, e.message))?
+    {
+        tawa_pipeliner::Pipelined::Yes(schedule) => {
+            check_pass("the software pipeliner", &split)?;
+            Ok(Some(Specialized {
+                func: split,
+                schedule,
+            }))
+        }
+        tawa_pipeliner::Pipelined::No(_) => Ok(None),
+    }
 }
 
 /// The shared memory of warp-specialized `ws` as a function of its ring
@@ -436,12 +518,8 @@ fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
         depth: 1,
         ..Default::default()
     };
-    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts).map_err(|e| {
-        WsError::Refused {
-            loc: e.loc,
-            message: e.message,
-        }
-    })?;
+    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
+        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
         // A transposed copy is read in place by wgmma only from an aref
@@ -473,8 +551,24 @@ pub struct CudaKernel {
     pub schedule: Option<Schedule>,
 }
 
+/// Warp-specialized and pipelined as `ws` says when it is `Some`,
+/// software-pipelined in one partition (`num_stages`) when it is `None`;
+/// `None` when the kernel stays as written.
+pub fn pipeline_function(
+    path: &str,
+    func: &Function,
+    ws: Option<&PipelineOptions>,
+) -> Result<Option<Specialized>, WsError> {
+    match ws {
+        Some(opts) => warp_specialize_function(path, func, opts),
+        None => software_pipeline_function(path, func),
+    }
+}
+
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
-/// `Some` and the partitioner finds a loop to split, plain otherwise.
+/// `Some` and the partitioner finds a loop to split, software-pipelined
+/// without warp specialization when it is `None` and `num_stages` > 1,
+/// plain otherwise.
 pub fn compile_to_cuda(
     path: &str,
     source: &str,
@@ -482,12 +576,8 @@ pub fn compile_to_cuda(
     ws: Option<&PipelineOptions>,
     color: bool,
 ) -> Result<CudaKernel, Failure> {
-    let specialized = match ws {
-        Some(opts) => {
-            warp_specialize_function(path, func, opts).map_err(|e| e.render(path, source, color))?
-        }
-        None => None,
-    };
+    let specialized =
+        pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let kernel = generate_cuda(
         path,
         source,
@@ -630,16 +720,15 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::WsIr => {
             let mut module = module;
-            if let Some(opts) = cmd.pipeline_options() {
-                for func in &mut module.functions {
-                    let specialized = warp_specialize_function(&path, func, &opts)
-                        .map_err(|e| e.render(&path, &source, color))?;
-                    if let Some(ws) = specialized {
-                        if cmd.explain {
-                            eprint!("{}", ws.schedule.explain(&path));
-                        }
-                        *func = ws.func;
+            let opts = cmd.pipeline_options();
+            for func in &mut module.functions {
+                let pipelined = pipeline_function(&path, func, opts.as_ref())
+                    .map_err(|e| e.render(&path, &source, color))?;
+                if let Some(ws) = pipelined {
+                    if cmd.explain {
+                        eprint!("{}", ws.schedule.explain(&path));
                     }
+                    *func = ws.func;
                 }
             }
             printer::print_module(&module).into_bytes()
@@ -690,6 +779,36 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal points at its loop and names the option that compiles
+    /// the kernel without the stage that refused, unless it already does.
+    #[test]
+    fn refusals_say_how_to_compile_without_the_stage() {
+        let source = "def k(x):\n    for i in range(4):\n        pass\n";
+        let loc = tawa_ir::Loc { line: 2, col: 5 };
+        let render = |without: Without, message: &str| {
+            without
+                .refused(loc, message.to_string())
+                .render("k.py", source, false)
+        };
+        let ws = render(Without::WarpSpecialization, "no room");
+        assert_eq!(ws.exit_code, 1);
+        assert!(ws.message.contains("--> k.py:2:5"), "{}", ws.message);
+        assert!(ws.message.contains("^ while warp-specializing this"));
+        assert!(ws.message.contains("= --no-ws compiles the kernel without"));
+        let sw = render(Without::SoftwarePipeline, "too deep");
+        assert!(sw.message.contains("^ while software-pipelining this"));
+        assert!(sw
+            .message
+            .contains("= --num-stages 1 compiles the kernel without software pipelining"));
+        let named = render(Without::WarpSpecialization, "use 8 warps, or --no-ws");
+        assert_eq!(
+            named.message.matches("--no-ws").count(),
+            1,
+            "{}",
+            named.message
+        );
+    }
 
     #[test]
     fn byte_offsets_of_lines_and_columns() {

@@ -308,3 +308,60 @@ fn any_kernel_name_compiles() {
         tawa_rs::driver::nvrtc(&kernel_named(name)).unwrap_or_else(|f| panic!("{name}: {f}"));
     }
 }
+
+/// `--no-ws` honours `num_stages` (`tawa_pipeliner::software_pipeline`):
+/// the first large case of every warp-specialized example but the
+/// persistent ones compiles, at the case's `num_stages`, to one partition
+/// issuing TMA copies ahead of its WGMMAs (no register split), without
+/// spills or serialized wgmmas; at `num_stages = 1` to the plain kernel,
+/// which loads through registers.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn no_ws_kernels_are_software_pipelined() {
+    require_tools();
+    let mut failures = Vec::new();
+    for name in WS_EXAMPLES.iter().filter(|n| !n.starts_with("persistent_")) {
+        let ex = triton_examples::load(name).expect("example loads");
+        let case = ex
+            .spec
+            .cases
+            .iter()
+            .find(|c| c.has_tag("large"))
+            .expect("a large case");
+        let what = format!("{name}/{} --no-ws", case.name);
+        let mut one_stage = case.clone();
+        one_stage.num_stages = Some(1);
+        for (case, pipelined) in [(case, true), (&one_stage, false)] {
+            let compiled = match compile_case(&ex, case, None) {
+                Ok(c) => c,
+                Err(f) => {
+                    failures.push(format!("{what}: {f}"));
+                    continue;
+                }
+            };
+            let ptx = &compiled.compiled.ptx;
+            let tma = ptx.contains("cp.async.bulk.tensor") && ptx.contains("mbarrier.try_wait");
+            if tma != pipelined || ptx.contains("setmaxnreg") || !ptx.contains("wgmma.mma_async") {
+                failures.push(format!(
+                    "{what}, num_stages {:?}: TMA ring {tma} (expected {pipelined}), setmaxnreg {}, wgmma {}",
+                    case.num_stages,
+                    ptx.contains("setmaxnreg"),
+                    ptx.contains("wgmma.mma_async")
+                ));
+            }
+            let report = ptxas_info(ptx).expect("ptxas runs");
+            if let Some(k) = report.kernel(&compiled.kernel.symbol) {
+                if k.spill_store_bytes + k.spill_load_bytes > 0 {
+                    failures.push(format!("{what}: spills ({} registers)", k.registers));
+                }
+            }
+            if report
+                .log
+                .contains("wgmma.mma_async instructions are serialized")
+            {
+                failures.push(format!("{what}: wgmma serialized"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

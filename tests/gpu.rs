@@ -1,7 +1,8 @@
 //! The GPU suite: every launch case of every example through `tawa-rs run`
 //! on a real GPU (compile, seeded inputs, poisoned outputs, every element
 //! checked; see `tawa_rs::harness`), each case in its own process under a
-//! watchdog, and compute-sanitizer memcheck on the small cases.
+//! watchdog, and compute-sanitizer memcheck on the small cases, which also
+//! run with `--no-ws` (the one-partition software pipeline).
 //!
 //! `#[ignore]`d, so that a plain `cargo test` lists it as ignored instead
 //! of passing without a GPU: run it with `-- --ignored` on a GPU machine,
@@ -147,73 +148,93 @@ fn gpu_every_example_case_is_correct() {
     eprintln!("{}", log[0]);
     let mut ran = 0;
     let mut failures = Vec::new();
-    for ex in &examples {
-        for case in &ex.spec.cases {
-            let what = format!("{}/{}", ex.name, case.name);
-            if !filter.split(',').any(|f| what.contains(f)) {
-                continue;
+    // Small cases run a second time without warp specialization: the
+    // one-partition software pipeline `--no-ws` compiles them to.
+    let variants = |case: &triton_examples::Case| -> Vec<&'static [&'static str]> {
+        if case.has_tag("small") {
+            vec![&[], &["--no-ws"]]
+        } else {
+            vec![&[]]
+        }
+    };
+    for (ex, case, flags) in examples.iter().flat_map(|ex| {
+        ex.spec
+            .cases
+            .iter()
+            .flat_map(move |case| variants(case).into_iter().map(move |f| (ex, case, f)))
+    }) {
+        let what = format!("{}/{}", ex.name, case.name);
+        if !filter.split(',').any(|f| what.contains(f)) {
+            continue;
+        }
+        let what = [what.as_str()]
+            .iter()
+            .chain(flags)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        ran += 1;
+        let mut cmd = Command::new(&bin);
+        cmd.arg("run")
+            .arg(&ex.py_path)
+            .arg("--case")
+            .arg(&case.name)
+            .args(flags);
+        let mut line = match run_with_watchdog(cmd, timeout) {
+            Ok(o) if o.code == Some(0) => {
+                let result = o
+                    .output
+                    .lines()
+                    .find(|l| l.contains(" ... "))
+                    .and_then(|l| l.split(" ... ").nth(1))
+                    .unwrap_or("OK")
+                    .to_string();
+                format!("ok   {what} ({:.1}s): {result}", o.elapsed.as_secs_f64())
             }
-            ran += 1;
-            let mut cmd = Command::new(&bin);
-            cmd.arg("run")
+            Ok(o) => {
+                let why = match o.code {
+                    None => format!(
+                        "hung: killed by the watchdog after {}s (TAWA_GPU_TIMEOUT)",
+                        timeout.as_secs()
+                    ),
+                    Some(c) => format!("exit code {c}"),
+                };
+                failures.push(format!("{what}: {why}\n{}", tail(&o.output, 30)));
+                format!("FAIL {what} ({:.1}s): {why}", o.elapsed.as_secs_f64())
+            }
+            Err(e) => {
+                failures.push(format!("{what}: {e}"));
+                format!("FAIL {what}: {e}")
+            }
+        };
+        if let (Some(tool), true) = (&sanitizer, case.has_tag("small")) {
+            let mut cmd = Command::new(tool);
+            cmd.args(["--tool", "memcheck", "--error-exitcode", "86"])
+                .arg(&bin)
+                .arg("run")
                 .arg(&ex.py_path)
                 .arg("--case")
-                .arg(&case.name);
-            let mut line = match run_with_watchdog(cmd, timeout) {
-                Ok(o) if o.code == Some(0) => {
-                    let result = o
-                        .output
-                        .lines()
-                        .find(|l| l.contains(" ... "))
-                        .and_then(|l| l.split(" ... ").nth(1))
-                        .unwrap_or("OK")
-                        .to_string();
-                    format!("ok   {what} ({:.1}s): {result}", o.elapsed.as_secs_f64())
-                }
+                .arg(&case.name)
+                .args(flags);
+            match run_with_watchdog(cmd, timeout * 4) {
+                Ok(o) if o.code == Some(0) => line.push_str(&format!(
+                    " [memcheck clean, {:.1}s]",
+                    o.elapsed.as_secs_f64()
+                )),
                 Ok(o) => {
                     let why = match o.code {
-                        None => format!(
-                            "hung: killed by the watchdog after {}s (TAWA_GPU_TIMEOUT)",
-                            timeout.as_secs()
-                        ),
-                        Some(c) => format!("exit code {c}"),
+                        None => "memcheck hung (watchdog)".to_string(),
+                        Some(86) => "memcheck found errors".to_string(),
+                        Some(c) => format!("memcheck run failed with exit code {c}"),
                     };
-                    failures.push(format!("{what}: {why}\n{}", tail(&o.output, 30)));
-                    format!("FAIL {what} ({:.1}s): {why}", o.elapsed.as_secs_f64())
+                    line.push_str(&format!(" [{why}]"));
+                    failures.push(format!("{what}: {why}\n{}", tail(&o.output, 40)));
                 }
-                Err(e) => {
-                    failures.push(format!("{what}: {e}"));
-                    format!("FAIL {what}: {e}")
-                }
-            };
-            if let (Some(tool), true) = (&sanitizer, case.has_tag("small")) {
-                let mut cmd = Command::new(tool);
-                cmd.args(["--tool", "memcheck", "--error-exitcode", "86"])
-                    .arg(&bin)
-                    .arg("run")
-                    .arg(&ex.py_path)
-                    .arg("--case")
-                    .arg(&case.name);
-                match run_with_watchdog(cmd, timeout * 4) {
-                    Ok(o) if o.code == Some(0) => line.push_str(&format!(
-                        " [memcheck clean, {:.1}s]",
-                        o.elapsed.as_secs_f64()
-                    )),
-                    Ok(o) => {
-                        let why = match o.code {
-                            None => "memcheck hung (watchdog)".to_string(),
-                            Some(86) => "memcheck found errors".to_string(),
-                            Some(c) => format!("memcheck run failed with exit code {c}"),
-                        };
-                        line.push_str(&format!(" [{why}]"));
-                        failures.push(format!("{what}: {why}\n{}", tail(&o.output, 40)));
-                    }
-                    Err(e) => failures.push(format!("{what}: memcheck: {e}")),
-                }
+                Err(e) => failures.push(format!("{what}: memcheck: {e}")),
             }
-            eprintln!("{line}");
-            log.push(line);
         }
+        eprintln!("{line}");
+        log.push(line);
     }
     log.push(format!(
         "gpu suite: {ran} cases, {} failures",
