@@ -4,26 +4,14 @@
 //! messages of plausible bad inputs (options, sizes, environment).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs the binary in the repository root: (exit code, stdout, stderr).
-fn tawa(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tawa-rs"));
-    cmd.current_dir(root()).args(args).env("NO_COLOR", "1");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run_tawa as tawa;
 
 /// A fresh directory under the target directory for files a test writes.
 fn scratch(name: &str) -> PathBuf {

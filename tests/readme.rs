@@ -5,7 +5,8 @@
 //! cites a file outside the repository.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -66,17 +67,8 @@ fn tawa_args(command: &str) -> Option<Vec<String>> {
 }
 
 fn run_tawa(args: &[String]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-        .current_dir(root())
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::run_tawa(&args, &[])
 }
 
 #[test]

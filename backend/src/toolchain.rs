@@ -245,28 +245,25 @@ fn search_common(
             searched: std::mem::take(searched),
         }));
     }
-    // A tools folder the user named but that is not there is a mistake to
-    // report, not a reason to quietly use another toolchain.
+    // A tools folder the user named but that is not there, or that lacks
+    // NVRTC or ptxas, is a mistake to report, not a reason to quietly use
+    // another toolchain.
     if let Some(dir) = env_path(ENV_CUDA_TOOLS) {
-        if !dir.is_dir() {
-            searched.push(format!(
-                "${ENV_CUDA_TOOLS} = {} (no such folder; not looking elsewhere)",
-                dir.display()
-            ));
-            return Some(Err(ToolchainError {
-                tool,
-                searched: std::mem::take(searched),
+        let refused = if !dir.is_dir() {
+            Some("no such folder")
+        } else if !tools_env_only {
+            None
+        } else if let Some(path) = find_below(&dir, matches) {
+            return Some(Ok(Located {
+                path,
+                via: FoundVia::ToolsEnv,
             }));
-        }
-        if tools_env_only {
-            if let Some(path) = find_below(&dir, matches) {
-                return Some(Ok(Located {
-                    path,
-                    via: FoundVia::ToolsEnv,
-                }));
-            }
+        } else {
+            Some("not in it")
+        };
+        if let Some(why) = refused {
             searched.push(format!(
-                "${ENV_CUDA_TOOLS} = {} (not in it; not looking elsewhere)",
+                "${ENV_CUDA_TOOLS} = {} ({why}; not looking elsewhere)",
                 dir.display()
             ));
             return Some(Err(ToolchainError {
