@@ -3,21 +3,11 @@
 //! specialize prints plain).
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-        .current_dir(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_tawa(args, &[])
 }
 
 const MATMUL: [&str; 3] = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
