@@ -95,7 +95,13 @@ def main():
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--bin", default=os.environ.get("TAWA_BIN", "tawa-rs"))
     p.add_argument("--points", help="comma-separated labels to run (default: all)")
+    p.add_argument("--resume", help="an ablation.json of an earlier run of the same case: its "
+                   "points are kept (figures of that run) and only the others run")
     opts = p.parse_args()
+    done = {}
+    if opts.resume:
+        with open(opts.resume) as f:
+            done = {r["label"]: r for r in json.load(f)["points"] if not r.get("error")}
     points = POINTS
     if opts.points:
         wanted = [s.strip() for s in opts.points.split(",")]
@@ -103,6 +109,12 @@ def main():
     os.makedirs(opts.out, exist_ok=True)
     rows, baselines = [], []
     for label, flags in points:
+        if label in done:
+            rows.append(done[label])
+            if done[label].get("cublas_tflops"):
+                baselines.append(done[label]["cublas_tflops"])
+            print(f"{label:<22} {' '.join(flags):<40} (kept from {opts.resume})", flush=True)
+            continue
         row, err = run_point(opts.bin, opts.example, opts.case, flags, opts.iters)
         rec = {"label": label, "flags": " ".join(flags), "tflops": None, "ms": None,
                "cublas_tflops": None, "ratio": None, "error": err}
