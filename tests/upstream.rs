@@ -65,32 +65,55 @@ fn upstream_launch_cases_are_valid() {
     }
 }
 
-#[test]
-fn upstream_tutorials_match_references_on_the_interpreter() {
-    let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
+/// `$TAWA_UPSTREAM_DIR`, or `None` after saying the test is skipped.
+fn upstream_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("TAWA_UPSTREAM_DIR");
+    if dir.is_none() {
         eprintln!(
             "skipped: set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials"
         );
-        return;
-    };
-    let dir = PathBuf::from(dir);
+    }
+    dir.map(PathBuf::from)
+}
+
+/// Every launch-case file as an example over its tutorial in `dir` (named
+/// as the file: `09-persistent-matmul--descriptor`), or why it is not one.
+fn upstream_examples(dir: &std::path::Path) -> Vec<Result<triton_examples::Example, String>> {
+    common::upstream_case_files()
+        .into_iter()
+        .map(|file| {
+            let name = file.file_stem().unwrap().to_str().unwrap().to_string();
+            let spec = common::load_spec_file(&file)?;
+            let py_path = dir.join(format!("{}.py", common::upstream_stem(&file)));
+            if !py_path.is_file() {
+                return Err(format!("{name}: {} is missing", py_path.display()));
+            }
+            Ok(triton_examples::Example {
+                name,
+                py_path,
+                spec,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn upstream_tutorials_match_references_on_the_interpreter() {
+    let Some(dir) = upstream_dir() else { return };
     let mut ran = 0;
     let mut failures = Vec::new();
-    for file in common::upstream_case_files() {
-        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
-        let stem = common::upstream_stem(&file);
-        let spec = match common::load_spec_file(&file) {
-            Ok(spec) => spec,
+    for example in upstream_examples(&dir) {
+        let triton_examples::Example {
+            name,
+            py_path: py,
+            spec,
+        } = match example {
+            Ok(ex) => ex,
             Err(e) => {
                 failures.push(e);
                 continue;
             }
         };
-        let py = dir.join(format!("{stem}.py"));
-        if !py.is_file() {
-            failures.push(format!("{name}: {} is missing", py.display()));
-            continue;
-        }
         for case in spec.cases.iter().filter(|c| c.has_tag("small")) {
             ran += 1;
             let what = format!("{name}/{} ({})", case.name, spec.kernel);
@@ -123,12 +146,7 @@ fn upstream_tutorials_match_references_on_the_interpreter() {
 
 #[test]
 fn upstream_tutorials_compile_to_sm90a() {
-    let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
-        eprintln!(
-            "skipped: set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials"
-        );
-        return;
-    };
+    let Some(dir) = upstream_dir() else { return };
     if let Err(e) =
         tawa_backend::toolchain::find_nvrtc().and_then(|_| tawa_backend::toolchain::find_ptxas())
     {
@@ -139,23 +157,17 @@ fn upstream_tutorials_compile_to_sm90a() {
         eprintln!("skipped: no CUDA tools ({e})");
         return;
     }
-    let dir = PathBuf::from(dir);
     let mut compiled = 0;
     let mut failures = Vec::new();
-    for file in common::upstream_case_files() {
-        let name = file.file_stem().unwrap().to_str().unwrap().to_string();
-        let spec = match common::load_spec_file(&file) {
-            Ok(spec) => spec,
+    for example in upstream_examples(&dir) {
+        let example = match example {
+            Ok(ex) => ex,
             Err(e) => {
                 failures.push(e);
                 continue;
             }
         };
-        let example = triton_examples::Example {
-            name: name.clone(),
-            py_path: dir.join(format!("{}.py", common::upstream_stem(&file))),
-            spec,
-        };
+        let name = example.name.clone();
         for case in &example.spec.cases {
             for ws in [Some(tawa_pipeliner::PipelineOptions::default()), None] {
                 let what = format!(
