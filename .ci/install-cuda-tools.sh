@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs CUDA 13.0's NVRTC (libnvrtc.so.13 + its builtins) and ptxas from
 # NVIDIA's PyPI wheels into the project-local, gitignored folder .tools/cuda,
-# so the compile checks (DESIGN.md, "Testing, in tiers" item 4) run without a
+# so the compile checks of generated kernels run without a
 # CUDA toolkit or a GPU. Idempotent: does nothing when both tools are there.
 #
 # Only the two wheels are fetched, without their dependencies, and only

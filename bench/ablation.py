@@ -11,9 +11,9 @@ is timed, against cuBLAS interleaved in the same invocation), and writes
 per option with the cuBLAS figures of the same run as a line, in the style
 of the Tawa paper's ablation figure) into `--out`.
 
-The matrix: the plain kernel (`--no-ws`) at num_stages 1, 3 and 4 (the
-plain path does not pipeline its loads yet, so these show what
-num_stages does not do there); the warp-specialized kernel at aref
+The matrix: no warp specialization (`--no-ws`) at num_stages 1 (the
+plain kernel, loads through registers), 2, 3 and 4 (one partition whose
+TMA copies run num_stages - 1 iterations ahead); the warp-specialized kernel at aref
 depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
 4 with 1 WGMMA group in flight and at depth 4 with 2; the defaults; and
 persistent (`--persistent`). `--points` picks a subset by label. Needs a GPU and the tawa-rs
@@ -30,6 +30,7 @@ import sys
 # (label, tawa-rs flags). Labels are what the plot shows.
 POINTS = [
     ("no-ws, stages 1", ["--no-ws", "--num-stages", "1"]),
+    ("no-ws, stages 2", ["--no-ws", "--num-stages", "2"]),
     ("no-ws, stages 3", ["--no-ws", "--num-stages", "3"]),
     ("no-ws, stages 4", ["--no-ws", "--num-stages", "4"]),
     ("ws, depth 1, mma 0", ["--aref-depth", "1", "--mma-depth", "0"]),

@@ -2,8 +2,9 @@
 # The warp-specialization GPU session (issue 4), with prebuilt binaries in
 # gpu-bin/ (bench/build-gpu-bin.sh); everything goes to $1/session.log:
 #
-# 1. racecheck: RACECHECK="example:case ..." runs those cases under
-#    compute-sanitizer's racecheck (nonzero status on a hazard);
+# 1. racecheck: RACECHECK="example:case[:flags] ..." runs those cases under
+#    compute-sanitizer's racecheck (nonzero status on a hazard); flags are
+#    `+`-separated (`matmul:ragged_100:--no-ws+--num-stages+4`);
 # 2. the GPU suite (every case, memcheck on the small ones), limited by
 #    SUITE_FILTER (comma-separated `example/case` substrings) when set;
 # 3. the GEMM table of bench/RESULTS.md: matmul from the pointer-arithmetic
@@ -28,16 +29,17 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 
 
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 for ec in ${RACECHECK:-}; do
+  IFS=':' read -r ex case flags <<< "$ec"
   echo "== racecheck ${ec}" >> "$log"
   timeout 90 "$san" --tool racecheck --racecheck-report hazard --error-exitcode 1 \
-    gpu-bin/tawa-rs run triton-examples/kernels/${ec%%:*}.py --case ${ec#*:} >> "$log" 2>&1
+    gpu-bin/tawa-rs run triton-examples/kernels/$ex.py --case $case ${flags//+/ } >> "$log" 2>&1
   status "racecheck $ec rc=$?"
 done
 
 if [ "${SUITE:-1}" = 1 ]; then
-  TAWA_GPU_TESTS=1 TAWA_GPU_LOG="$out/gpu.log" TAWA_GPU_TIMEOUT=${TAWA_GPU_TIMEOUT:-90} \
+  TAWA_GPU_LOG="$out/gpu.log" TAWA_GPU_TIMEOUT=${TAWA_GPU_TIMEOUT:-90} \
     TAWA_GPU_FILTER=${SUITE_FILTER:-} \
-    timeout ${SUITE_TIMEOUT:-300} gpu-bin/gpu-test --nocapture >> "$log" 2>&1
+    timeout ${SUITE_TIMEOUT:-300} gpu-bin/gpu-test --ignored --nocapture >> "$log" 2>&1
   status "suite rc=$?"
 fi
 

@@ -1,5 +1,5 @@
 //! `tawa-rs bench`: times launch cases on the GPU against a baseline
-//! measured in the same run, following shared/BENCHMARKS.md:
+//! measured in the same run:
 //!
 //! - every case is first run once and checked ([`harness::check_compiled`]);
 //!   a wrong kernel is not timed;
@@ -152,6 +152,8 @@ pub struct CaseBench {
     pub kernel: Stats,
     pub baseline_name: String,
     pub baseline: Option<Stats>,
+    /// The check's warning that the kernel spills to local memory.
+    pub local_memory: Option<String>,
 }
 
 impl CaseBench {
@@ -278,6 +280,7 @@ pub fn bench_case(
         kernel: stats(0).ok_or_else(|| launch_err("no timings"))?,
         baseline_name: baseline.name().into(),
         baseline: stats(1),
+        local_memory: report.local_memory,
     })
 }
 
@@ -408,6 +411,9 @@ pub fn bench_command(cmd: &BenchCommand) -> Result<(), Failure> {
                     b.kernel.median,
                     start.elapsed().as_secs_f64()
                 );
+                for line in b.local_memory.iter().flat_map(|w| w.lines()) {
+                    let _ = writeln!(err, "    {line}");
+                }
                 if cmd.json {
                     let _ = writeln!(out, "{}", b.to_json(&example.name, &device, cmd));
                 }

@@ -104,15 +104,19 @@ pub struct CompileCommand {
     #[arg(long, value_name = "NAME")]
     pub case: Option<String>,
 
-    /// Warps per program (Triton's `num_warps`), e.g. `--num-warps 8`.
-    /// Default 4.
-    #[arg(long, value_name = "N")]
+    /// Warps per program (Triton's `num_warps`), e.g. `--num-warps 8`:
+    /// a power of two from 1 to 32. Default 4.
+    #[arg(long, value_name = "N", value_parser = parse_num_warps)]
     pub num_warps: Option<u32>,
 
-    /// Triton's `num_stages`: how many tiles are in flight. In a
-    /// warp-specialized kernel it is the depth of the aref rings (how many
-    /// iterations the producer runs ahead), capped by shared memory;
-    /// `--aref-depth` overrides it. Default 3, e.g. `--num-stages 4`.
+    /// Triton's `num_stages`, e.g. `--num-stages 4` (default 3, or the
+    /// launch case's): how many tiles are in flight. In a warp-specialized
+    /// kernel it is the depth of the aref rings: how many tiles the
+    /// producer loads ahead of the consumers, capped by what fits in shared
+    /// memory (`--explain` shows the depth taken); `--aref-depth` overrides
+    /// it. With `--no-ws` it is the software pipeline's ring: the copies
+    /// run `num_stages - 1` iterations ahead of the loop that uses them (1:
+    /// no pipelining, loads through registers).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub num_stages: Option<u32>,
 
@@ -137,9 +141,12 @@ pub struct CompileCommand {
     #[arg(long)]
     pub explain: bool,
 
-    /// Turn warp specialization off: the plain kernel (no producer
-    /// partition, no TMA, no arefs), the baseline of ablations. With
-    /// `--emit ws-ir`, the plain tile IR.
+    /// Turn warp specialization off, the baseline of ablations: no
+    /// producer partition and no register split. Loops of TMA-able tile
+    /// loads are still software-pipelined by `--num-stages` (one thread
+    /// issues the copies ahead into an mbarrier ring that every warp
+    /// computes from); at `--num-stages 1` the plain kernel. With `--emit
+    /// ws-ir`, that one-partition IR or the plain tile IR.
     #[arg(long)]
     pub no_ws: bool,
 
@@ -211,8 +218,9 @@ pub struct CaseSelection {
     #[arg(long, default_value_t = 0)]
     pub device: usize,
 
-    /// Run the plain kernel: no warp specialization, no TMA, no arefs (the
-    /// ablation baseline).
+    /// Run without warp specialization (the ablation baseline): software
+    /// pipelined by `--num-stages` where the loads allow TMA, the plain
+    /// kernel at one stage (see the compile form's `--no-ws`).
     #[arg(long)]
     pub no_ws: bool,
 
@@ -276,8 +284,9 @@ pub enum Emit {
     /// The tile IR produced by the frontend (text format).
     TileIr,
     /// The tile IR after warp specialization: the kernel split into a
-    /// producer and a consumer partition joined by arefs (the plain tile
-    /// IR when there is nothing to specialize, or with `--no-ws`).
+    /// producer and a consumer partition joined by arefs (with `--no-ws`,
+    /// one software-pipelined partition; the plain tile IR when there is
+    /// nothing to split).
     WsIr,
     /// The generated CUDA C++ source.
     Cuda,
@@ -292,6 +301,17 @@ fn parse_arch(s: &str) -> Result<Arch, String> {
         "sm90" | "sm_90" | "sm90a" | "sm_90a" => Ok(Arch::Sm90),
         other => Err(format!(
             "unsupported architecture `{other}`: tawa-rs generates code for NVIDIA Hopper only; use `--arch sm90`"
+        )),
+    }
+}
+
+/// `--num-warps` is checked here, so that a bad value is a usage error
+/// (exit code 2) rather than a diagnostic pointing into the kernel file.
+fn parse_num_warps(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(w) if (1..=32).contains(&w) && w.is_power_of_two() => Ok(w),
+        _ => Err(format!(
+            "`{s}` is not a warp count: --num-warps takes a power of two from 1 to 32 (1, 2, 4, 8, 16 or 32)"
         )),
     }
 }
@@ -355,6 +375,15 @@ mod tests {
         assert!(parse(&["run", "m.py", "--emit", "cuda"]).is_err());
         // A subcommand name after the kernel file is not a subcommand.
         assert!(parse(&["k.py", "run"]).is_err());
+    }
+
+    #[test]
+    fn num_warps_must_be_a_power_of_two_up_to_32() {
+        for bad in ["0", "3", "64", "-1", "four"] {
+            assert!(parse(&["k.py", "--num-warps", bad]).is_err(), "{bad}");
+        }
+        let cli = parse(&["k.py", "--num-warps", "8"]).unwrap();
+        assert_eq!(cli.compile.num_warps, Some(8));
     }
 
     #[test]

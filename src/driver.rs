@@ -62,6 +62,21 @@ pub fn read_source(path: &Path) -> Result<String, Failure> {
     })
 }
 
+/// The launch cases of `kernel_file`, from the `.toml` file beside it; a
+/// missing file gets a message that says what the file is and where to
+/// find examples of it, not only the system's "No such file".
+pub fn load_launch_cases(kernel_file: &Path) -> Result<triton_examples::Example, Failure> {
+    let toml_path = kernel_file.with_extension("toml");
+    if kernel_file.is_file() && !toml_path.exists() {
+        return Err(Failure::user(format!(
+            "error: `{}` has no launch cases: they are read from `{}` beside it, which does not exist\n  = help: `run`, `bench` and `--case` need one; the examples in triton-examples/kernels/ show its format\n  = help: to compile the kernel without launch cases, give --signature\n",
+            kernel_file.display(),
+            toml_path.display()
+        )));
+    }
+    triton_examples::load_beside(kernel_file).map_err(|e| Failure::user(format!("error: {e}\n")))
+}
+
 /// The frontend options of launch case `case_name` of the `.toml` file
 /// beside `kernel_file`, merged under the explicit ones in `opts` (which
 /// win).
@@ -70,8 +85,7 @@ pub fn apply_case(
     case_name: &str,
     mut opts: CompileOptions,
 ) -> Result<CompileOptions, Failure> {
-    let example = triton_examples::load_beside(kernel_file)
-        .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))?;
+    let example = load_launch_cases(kernel_file)?;
     let case = example.spec.case(case_name).map_err(|e| {
         let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
         Failure::user(format!("error: --case: {e}; cases: {}\n", names.join(", ")))
@@ -89,6 +103,45 @@ pub fn apply_case(
     opts.num_warps = opts.num_warps.or(args.num_warps);
     opts.num_stages = opts.num_stages.or(args.num_stages);
     Ok(opts)
+}
+
+/// The advertised form, `tawa-rs kernel.py --arch sm90`, gives neither
+/// `--case` nor `--signature`: when launch cases lie beside the kernel (for
+/// the kernel asked for, if `--kernel` names one), the first is compiled,
+/// and standard error says which and how to pick another. `None` without
+/// such cases: the frontend then asks for a signature and shows a template.
+pub fn first_case_beside(
+    kernel_file: &Path,
+    kernel: Option<&str>,
+) -> Result<Option<String>, Failure> {
+    let toml_path = kernel_file.with_extension("toml");
+    if !toml_path.is_file() || !kernel_file.is_file() {
+        return Ok(None);
+    }
+    let example = load_launch_cases(kernel_file).map_err(|f| Failure {
+        message: format!(
+            "{}  = help: or compile without launch cases: give --signature\n",
+            f.message
+        ),
+        ..f
+    })?;
+    if kernel.is_some_and(|k| k != example.spec.kernel) {
+        return Ok(None);
+    }
+    let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
+    let Some(first) = names.first() else {
+        return Ok(None);
+    };
+    let others = if names.len() > 1 {
+        format!(" (the first of {}: {})", names.len(), names.join(", "))
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "note: compiling launch case `{first}` of `{}`{others}; pick one with --case NAME, or give --signature",
+        toml_path.display()
+    );
+    Ok(Some(first.to_string()))
 }
 
 /// Frontend, then the verifier. `path` is the file name shown in
@@ -110,7 +163,85 @@ pub fn frontend(
             list.join("\n")
         )));
     }
+    for func in &module.functions {
+        eprint!("{}", kernel_warnings(path, source, func, color));
+    }
     Ok(module)
+}
+
+/// Warnings about hazards the compiler can prove and the GPU would not
+/// report well (a hang, a stray access): compilation goes on.
+pub fn kernel_warnings(path: &str, source: &str, func: &Function, color: bool) -> String {
+    let at = |loc: tawa_ir::Loc| {
+        let offset = byte_offset(source, loc.line as usize, loc.col as usize);
+        offset..offset
+    };
+    let mut list: Vec<(tawa_ir::Loc, Diagnostic)> = Vec::new();
+    for loc in endless_loops(func) {
+        list.push((loc, Diagnostic::warning(at(loc), "this `while` loop never ends: its condition is always true")
+            .with_label("the kernel hangs the GPU here")
+            .with_note("Triton kernels have no `break` and cannot `return` inside a loop; loop while a condition on the loop's variables holds")));
+    }
+    for access in tawa_partitioner::before_base::unmasked_accesses_before_base(func) {
+        let (what, verb) = if access.is_store {
+            ("store", "writes")
+        } else {
+            ("load", "reads")
+        };
+        list.push((access.loc, Diagnostic::warning(
+            at(access.loc),
+            format!("this unmasked {what} {verb} before the start of `{}`", access.param),
+        )
+        .with_label(format!(
+            "program 0 {verb} element {} of `{}` here",
+            access.offset, access.param
+        ))
+        .with_note(if access.is_tile {
+            format!(
+                "memory before a pointer argument is not the kernel's; start the offsets at 0, or mask the {what} (e.g. `mask=offs >= {}`)",
+                -access.offset
+            )
+        } else {
+            "memory before a pointer argument is not the kernel's; the offset must not be negative".to_string()
+        })));
+    }
+    if list.is_empty() {
+        return String::new();
+    }
+    list.sort_by_key(|(loc, _)| (loc.line, loc.col));
+    Diagnostics::new(path, source, list.into_iter().map(|(_, d)| d).collect()).render(color)
+}
+
+/// Each `while` loop whose condition is the constant true: Triton kernels
+/// have no `break` and cannot `return` inside a loop, so such a loop never
+/// ends and the kernel hangs the GPU.
+fn endless_loops(func: &Function) -> Vec<tawa_ir::Loc> {
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if !matches!(data.kind, tawa_ir::OpKind::While) {
+            return;
+        }
+        let Some(&before) = data.regions.first() else {
+            return;
+        };
+        let Some(&cond_op) = func.blocks[before].ops.last() else {
+            return;
+        };
+        let always = func.ops[cond_op]
+            .operands
+            .first()
+            .and_then(|&c| func.def_op(c))
+            .is_some_and(|def| match &func.ops[def].kind {
+                tawa_ir::OpKind::Constant(tawa_ir::ConstValue::Bool(b)) => *b,
+                tawa_ir::OpKind::Constant(tawa_ir::ConstValue::Int(i)) => *i != 0,
+                _ => false,
+            });
+        if always {
+            found.push(data.loc);
+        }
+    });
+    found
 }
 
 /// The one kernel function of a module the frontend produced.
@@ -167,6 +298,105 @@ pub struct Specialized {
     pub schedule: Schedule,
 }
 
+/// Why a kernel was not warp-specialized or software-pipelined: the
+/// partitioner or the pipeliner refused the kernel or its options at a
+/// source position (the user's to fix, or to compile without that stage:
+/// `without` says how), or a stage failed.
+#[derive(Debug, Clone)]
+pub enum WsError {
+    Refused {
+        loc: tawa_ir::Loc,
+        message: String,
+        without: Without,
+    },
+    Failed(Failure),
+}
+
+/// The option that compiles a kernel without the stage that refused it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Without {
+    /// `--no-ws`: no warp specialization.
+    WarpSpecialization,
+    /// `--num-stages 1` (with `--no-ws`): no software pipeline.
+    SoftwarePipeline,
+}
+
+impl Without {
+    fn flag(self) -> &'static str {
+        match self {
+            Without::WarpSpecialization => "--no-ws",
+            Without::SoftwarePipeline => "--num-stages 1",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Without::WarpSpecialization => {
+                "--no-ws compiles the kernel without warp specialization"
+            }
+            Without::SoftwarePipeline => {
+                "--num-stages 1 compiles the kernel without software pipelining"
+            }
+        }
+    }
+
+    fn refused(self, loc: tawa_ir::Loc, message: String) -> WsError {
+        WsError::Refused {
+            loc,
+            message,
+            without: self,
+        }
+    }
+}
+
+impl From<Failure> for WsError {
+    fn from(f: Failure) -> WsError {
+        WsError::Failed(f)
+    }
+}
+
+impl std::fmt::Display for WsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WsError::Refused { loc, message, .. } if loc.is_known() => {
+                write!(f, "{}:{}: {message}", loc.line, loc.col)
+            }
+            WsError::Refused { message, .. } => f.write_str(message),
+            WsError::Failed(failure) => failure.fmt(f),
+        }
+    }
+}
+
+impl WsError {
+    /// A refusal rendered like a frontend diagnostic (file:line:col, the
+    /// source line, a caret), saying how to compile without the stage
+    /// unless the message does.
+    pub fn render(self, path: &str, source: &str, color: bool) -> Failure {
+        let (loc, message, without) = match self {
+            WsError::Refused {
+                loc,
+                message,
+                without,
+            } => (loc, message, without),
+            WsError::Failed(failure) => return failure,
+        };
+        let offset = if loc.is_known() {
+            byte_offset(source, loc.line as usize, loc.col as usize)
+        } else {
+            0
+        };
+        let label = match without {
+            Without::WarpSpecialization => "while warp-specializing this",
+            Without::SoftwarePipeline => "while software-pipelining this",
+        };
+        let mut d = Diagnostic::error(offset..offset, message.clone()).with_label(label);
+        if !message.contains(without.flag()) {
+            d = d.with_note(without.help());
+        }
+        Failure::user(Diagnostics::new(path, source, vec![d]).render(color))
+    }
+}
+
 /// Warp specialization: the TMA inference, `tma_lower` (TMA loads become
 /// descriptor loads whose descriptors the host builds), the partitioner,
 /// then the pipeliner (aref depths, MMA pipelining), each result checked
@@ -176,7 +406,7 @@ pub fn warp_specialize_function(
     path: &str,
     func: &Function,
     opts: &PipelineOptions,
-) -> Result<Option<Specialized>, Failure> {
+) -> Result<Option<Specialized>, WsError> {
     // Persistent first (a tile loop the partitioner nests the K loop in),
     // when the kernel allows it and the result still specializes.
     let mut persistence = None;
@@ -186,7 +416,7 @@ pub fn warp_specialize_function(
         match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
             Ok(()) => {
                 check_pass("persistent", &tiled)?;
-                ws = partition_function(path, &tiled)?;
+                ws = partition_function(&tiled)?;
                 persistence = Some(match ws {
                     Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
                                 (parameter `tw_grid_x`), the producer running ahead into the \
@@ -199,19 +429,54 @@ pub fn warp_specialize_function(
         }
     }
     if ws.is_none() {
-        ws = partition_function(path, func)?;
+        ws = partition_function(func)?;
     }
     let Some(mut ws) = ws else {
         return Ok(None);
     };
     let smem = measure_shared_memory(path, &ws);
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
-        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
+        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
     Ok(Some(Specialized { func: ws, schedule }))
+}
+
+/// `num_stages` without warp specialization (`--no-ws`): the
+/// partitioner's split fused into one software-pipelined partition
+/// (`tawa_pipeliner::pipeline_without_ws`). `None` when the kernel stays
+/// as it was written: one stage, or no loop of TMA copies to run ahead.
+pub fn software_pipeline_function(
+    path: &str,
+    func: &Function,
+) -> Result<Option<Specialized>, WsError> {
+    if func.attrs.num_stages < 2 {
+        return Ok(None);
+    }
+    // A split the partitioner refuses (32 warps leave no room for a
+    // producer warpgroup, which this path fuses away anyway) leaves the
+    // kernel as written: `--no-ws` always has the plain kernel to give.
+    let mut split = match partition_function(func) {
+        Ok(Some(split)) => split,
+        Ok(None) | Err(WsError::Refused { .. }) => return Ok(None),
+        Err(failed) => return Err(failed),
+    };
+    let smem = measure_shared_memory(path, &split);
+    let opts = PipelineOptions::default();
+    match tawa_pipeliner::pipeline_without_ws(&mut split, &opts, smem.as_ref())
+        .map_err(|e| Without::SoftwarePipeline.refused(e.loc, e.message))?
+    {
+        tawa_pipeliner::Pipelined::Yes(schedule) => {
+            check_pass("the software pipeliner", &split)?;
+            Ok(Some(Specialized {
+                func: split,
+                schedule,
+            }))
+        }
+        tawa_pipeliner::Pipelined::No(_) => Ok(None),
+    }
 }
 
 /// The shared memory of warp-specialized `ws` as a function of its ring
@@ -231,7 +496,7 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
 
 /// The partitioner's half of [`warp_specialize_function`]: the rings it
 /// creates have one slot until the pipeliner decides.
-fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, Failure> {
+fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
@@ -254,7 +519,7 @@ fn partition_function(path: &str, func: &Function) -> Result<Option<Function>, F
         ..Default::default()
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
-        .map_err(|e| Failure::user(format!("error: {path}:{e}\n")))?;
+        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     if let Some(ws) = &ws {
         check_pass("the partitioner", ws)?;
         // A transposed copy is read in place by wgmma only from an aref
@@ -286,8 +551,24 @@ pub struct CudaKernel {
     pub schedule: Option<Schedule>,
 }
 
+/// Warp-specialized and pipelined as `ws` says when it is `Some`,
+/// software-pipelined in one partition (`num_stages`) when it is `None`;
+/// `None` when the kernel stays as written.
+pub fn pipeline_function(
+    path: &str,
+    func: &Function,
+    ws: Option<&PipelineOptions>,
+) -> Result<Option<Specialized>, WsError> {
+    match ws {
+        Some(opts) => warp_specialize_function(path, func, opts),
+        None => software_pipeline_function(path, func),
+    }
+}
+
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
-/// `Some` and the partitioner finds a loop to split, plain otherwise.
+/// `Some` and the partitioner finds a loop to split, software-pipelined
+/// without warp specialization when it is `None` and `num_stages` > 1,
+/// plain otherwise.
 pub fn compile_to_cuda(
     path: &str,
     source: &str,
@@ -295,10 +576,8 @@ pub fn compile_to_cuda(
     ws: Option<&PipelineOptions>,
     color: bool,
 ) -> Result<CudaKernel, Failure> {
-    let specialized = match ws {
-        Some(opts) => warp_specialize_function(path, func, opts)?,
-        None => None,
-    };
+    let specialized =
+        pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let kernel = generate_cuda(
         path,
         source,
@@ -335,6 +614,33 @@ pub fn nvrtc(kernel: &KernelSource) -> Result<Compiled, Failure> {
         )),
         other => Failure::user(format!("error: {other}\n")),
     })
+}
+
+/// What ptxas says about `kernel`, for standard error: registers and
+/// shared memory on a note line, then [`local_memory_warning`]. Kernels
+/// are named as in the Python source, not by their (maybe mangled) symbol.
+pub fn resource_report(kernel: &KernelSource, report: &runtime::PtxasReport) -> String {
+    let Some(k) = report.kernel(&kernel.symbol) else {
+        return String::new();
+    };
+    let mut out = format!(
+        "note: kernel `{}`: {} registers per thread, {} bytes of static shared memory\n",
+        kernel.name, k.registers, k.shared_bytes
+    );
+    if let Some(warning) = local_memory_warning(&kernel.name, k) {
+        out.push_str(&warning);
+    }
+    out
+}
+
+/// A warning when the kernel spills registers to local memory or needs a
+/// stack frame (local memory too): slow enough that a user should know
+/// without asking. `None` when it keeps everything in registers.
+pub fn local_memory_warning(name: &str, k: &runtime::KernelResources) -> Option<String> {
+    (k.spills() || k.stack_frame_bytes > 0).then(|| format!(
+        "warning: kernel `{name}` uses local memory: {} bytes of spill stores, {} bytes of spill loads, a {}-byte stack frame per thread\n  = help: smaller tiles (BLOCK_* constexprs) or more warps (--num-warps) need fewer registers per thread\n",
+        k.spill_store_bytes, k.spill_load_bytes, k.stack_frame_bytes
+    ))
 }
 
 /// A [`CodegenError`] rendered like a frontend diagnostic: file:line:col,
@@ -397,7 +703,12 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         num_warps: cmd.num_warps,
         num_stages: cmd.num_stages,
     };
-    if let Some(case_name) = &cmd.case {
+    let case_name = match &cmd.case {
+        Some(name) => Some(name.clone()),
+        None if cmd.signature.is_none() => first_case_beside(kernel_file, cmd.kernel.as_deref())?,
+        None => None,
+    };
+    if let Some(case_name) = &case_name {
         opts = apply_case(kernel_file, case_name, opts)?;
     }
     let module = frontend(&path, &source, &opts, color)?;
@@ -409,14 +720,15 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::WsIr => {
             let mut module = module;
-            if let Some(opts) = cmd.pipeline_options() {
-                for func in &mut module.functions {
-                    if let Some(ws) = warp_specialize_function(&path, func, &opts)? {
-                        if cmd.explain {
-                            eprint!("{}", ws.schedule.explain(&path));
-                        }
-                        *func = ws.func;
+            let opts = cmd.pipeline_options();
+            for func in &mut module.functions {
+                let pipelined = pipeline_function(&path, func, opts.as_ref())
+                    .map_err(|e| e.render(&path, &source, color))?;
+                if let Some(ws) = pipelined {
+                    if cmd.explain {
+                        eprint!("{}", ws.schedule.explain(&path));
                     }
+                    *func = ws.func;
                 }
             }
             printer::print_module(&module).into_bytes()
@@ -431,17 +743,23 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let kernel = compiled.source;
             match cmd.emit {
                 Emit::Cuda => kernel.cuda.into_bytes(),
-                Emit::Ptx => nvrtc(&kernel)?.ptx.into_bytes(),
+                Emit::Ptx => {
+                    // NVRTC assembled a cubin too: its log has ptxas's report.
+                    let compiled = nvrtc(&kernel)?;
+                    eprint!("{}", resource_report(&kernel, &compiled.resources()));
+                    compiled.ptx.into_bytes()
+                }
                 _ => {
                     let ptx = nvrtc(&kernel)?.ptx;
-                    runtime::ptxas_cubin(&ptx, runtime::DEFAULT_ARCH)
+                    let (cubin, report) = runtime::ptxas_cubin(&ptx, runtime::DEFAULT_ARCH)
                         .map_err(|e| match e {
                             RuntimeError::Ptxas { .. } => Failure::internal(format!(
                                 "ptxas rejects the generated PTX:\n{e}\n(see it with --emit ptx)"
                             )),
                             other => Failure::user(format!("error: {other}\n")),
-                        })?
-                        .0
+                        })?;
+                    eprint!("{}", resource_report(&kernel, &report));
+                    cubin
                 }
             }
         }
@@ -461,6 +779,36 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal points at its loop and names the option that compiles
+    /// the kernel without the stage that refused, unless it already does.
+    #[test]
+    fn refusals_say_how_to_compile_without_the_stage() {
+        let source = "def k(x):\n    for i in range(4):\n        pass\n";
+        let loc = tawa_ir::Loc { line: 2, col: 5 };
+        let render = |without: Without, message: &str| {
+            without
+                .refused(loc, message.to_string())
+                .render("k.py", source, false)
+        };
+        let ws = render(Without::WarpSpecialization, "no room");
+        assert_eq!(ws.exit_code, 1);
+        assert!(ws.message.contains("--> k.py:2:5"), "{}", ws.message);
+        assert!(ws.message.contains("^ while warp-specializing this"));
+        assert!(ws.message.contains("= --no-ws compiles the kernel without"));
+        let sw = render(Without::SoftwarePipeline, "too deep");
+        assert!(sw.message.contains("^ while software-pipelining this"));
+        assert!(sw
+            .message
+            .contains("= --num-stages 1 compiles the kernel without software pipelining"));
+        let named = render(Without::WarpSpecialization, "use 8 warps, or --no-ws");
+        assert_eq!(
+            named.message.matches("--no-ws").count(),
+            1,
+            "{}",
+            named.message
+        );
+    }
 
     #[test]
     fn byte_offsets_of_lines_and_columns() {

@@ -2,22 +2,10 @@
 //! tile load on standard error, one line each, while standard output keeps
 //! what `--emit` asks for.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-        .current_dir(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_tawa(args, &[])
 }
 
 #[test]

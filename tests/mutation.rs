@@ -594,6 +594,26 @@ fn wait_with_limit(
     }
 }
 
+/// Runs the binary on `args` under the hang limit: its exit code and
+/// standard error (standard output, possibly large IR, is dropped), or
+/// `None` when it did not exit in time.
+fn run_binary(args: &[String]) -> Option<(Option<i32>, String)> {
+    let child = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stderr is drained only after exit; diagnostics are small.
+    let out = wait_with_limit(child, HANG)?;
+    Some((
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
+}
+
 fn cli_args(file: &Path, opts: &CompileOptions) -> Vec<String> {
     let mut args = vec![file.display().to_string()];
     if let Some(k) = &opts.kernel {
@@ -632,23 +652,12 @@ fn mutated_examples_through_the_binary_exit_cleanly() {
             let file = dir.join(format!("{}_{i}.py", ex.name));
             std::fs::write(&file, &mutant).unwrap();
             runs += 1;
-            let child = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-                .args(cli_args(&file, &opts))
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                // Printed IR can exceed a pipe's buffer; only stderr matters.
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
             let what = format!("{} binary mutant #{i} ({what})", ex.name);
-            // Stderr is drained only after exit; diagnostics are small.
-            let Some(out) = wait_with_limit(child, HANG) else {
+            let Some((code, stderr)) = run_binary(&cli_args(&file, &opts)) else {
                 failures.push(format!("{what}: no exit within {}s", HANG.as_secs()));
                 continue;
             };
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            match out.status.code() {
+            match code {
                 Some(0) => {}
                 Some(1) if stderr.starts_with("error") => {}
                 Some(1) => {
@@ -669,4 +678,189 @@ fn mutated_examples_through_the_binary_exit_cleanly() {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// Signature entries a user might plausibly (or implausibly) write: odd
+/// types, hints, descriptors, constexpr values at and past every limit.
+const SIGNATURE_ENTRIES: &[&str] = &[
+    "*fp16:16",
+    "*fp32",
+    "*i64:16",
+    "*bf16:3",
+    "*bogus",
+    "*",
+    "i32",
+    "i32:1",
+    "i32:16",
+    "i64",
+    "u8",
+    "fp32",
+    "fp8e4nv",
+    "fp8e4b15",
+    "i1",
+    "tensordesc<fp16[64, 64]>",
+    "tensordesc<fp16[64]>",
+    "tensordesc<fp32[0, 64]>",
+    "tensordesc<fp16[64, 64",
+    "tensordesc<>",
+    "0",
+    "1",
+    "-1",
+    "3",
+    "16",
+    "1024",
+    "65536",
+    "1048576",
+    "2097152",
+    "2**40",
+    "1e9",
+    "'relu'",
+    "''",
+    "True",
+    "None",
+    "tl.float16",
+    "(1, 2)",
+    "[",
+    "\"",
+    ":",
+    "*fp16:16:16",
+    "i32 i32",
+];
+
+/// One signature mutation: drop, duplicate, swap or replace entries.
+fn mutate_signature(sig: &str, rng: &mut Rng) -> String {
+    let mut entries = tawa_frontend::signature::split(sig);
+    for _ in 0..1 + rng.below(3) {
+        let n = entries.len();
+        match rng.below(5) {
+            0 if n > 0 => {
+                entries.remove(rng.below(n));
+            }
+            1 if n > 0 => {
+                let e = entries[rng.below(n)].clone();
+                entries.insert(rng.below(n + 1), e);
+            }
+            2 if n > 1 => entries.swap(rng.below(n), rng.below(n)),
+            _ => {
+                let e = rng.pick(SIGNATURE_ENTRIES).to_string();
+                if n == 0 {
+                    entries.push(e);
+                } else {
+                    entries[rng.below(n)] = e;
+                }
+            }
+        }
+    }
+    let mut sig = entries.join(", ");
+    if rng.below(20) == 0 {
+        sig.push(',');
+    }
+    sig
+}
+
+/// How long the signature fuzzer may run (`TAWA_FUZZ_SECONDS`, default 60):
+/// CI runs it for a bounded time; its stream is seeded, so a longer run
+/// tries the same signatures first and then more.
+fn fuzz_budget() -> Duration {
+    Duration::from_secs(
+        std::env::var("TAWA_FUZZ_SECONDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60),
+    )
+}
+
+/// Mutated signatures and constexpr bindings (`-D` at extreme values) on
+/// every example, through everything `exercise` does: never a panic, a hang
+/// or invalid IR. A failing input is written to `target/fuzz-failures/`
+/// with its command line, ready to be added to `tests/fuzz_corpus/`.
+#[test]
+fn mutated_signatures_never_panic_the_compiler() {
+    install_quiet_panic_hook();
+    let budget = fuzz_budget();
+    let start = Instant::now();
+    let sources = sources();
+    let mut rng = Rng(0x5167_0A7E);
+    let (mut total, mut bugs) = (0, Vec::new());
+    'outer: for round in 0.. {
+        for (name, source, opts) in &sources {
+            if start.elapsed() > budget || (round > 0 && total >= 20_000) {
+                break 'outer;
+            }
+            let mut opts = opts.clone();
+            if let Some(sig) = &opts.signature {
+                opts.signature = Some(mutate_signature(sig, &mut rng));
+            }
+            if !opts.defines.is_empty() && rng.below(3) == 0 {
+                let i = rng.below(opts.defines.len());
+                opts.defines[i].1 = rng.pick(SIGNATURE_ENTRIES).to_string();
+            }
+            total += 1;
+            let path = format!("mutants/{name}.py");
+            let (outcome, _) = exercise_guarded(path, source.clone(), opts.clone());
+            if let Outcome::Bug(msg) = outcome {
+                let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-failures");
+                let _ = std::fs::create_dir_all(&dir);
+                let file = dir.join(format!("{name}_{total}.py"));
+                let args: Vec<String> = cli_args(Path::new("x"), &opts)[1..]
+                    .iter()
+                    .map(|a| shlex::try_quote(a).map_or(a.clone(), |q| q.into_owned()))
+                    .collect();
+                let _ = std::fs::write(&file, format!("# args: {}\n{source}", args.join(" ")));
+                bugs.push(format!(
+                    "{} ({}):\n  {}",
+                    file.display(),
+                    args.join(" "),
+                    msg
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{total} mutated signatures in {:.1}s, {} bugs",
+        start.elapsed().as_secs_f64(),
+        bugs.len()
+    );
+    assert!(total >= sources.len(), "ran {total} signatures only");
+    assert!(bugs.is_empty(), "{}", bugs.join("\n\n"));
+}
+
+/// The kept corpus: inputs that once broke the compiler or that a user
+/// plausibly writes wrong (`tests/fuzz_corpus/*.py`, each with its command
+/// line on its first line, `# args: ...`), through the real binary: exit
+/// 0 or 1 with a rendered message, never a panic, an internal error or a
+/// hang.
+#[test]
+fn fuzz_corpus_exits_cleanly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "empty corpus");
+    let mut failures = Vec::new();
+    for file in &files {
+        let source = std::fs::read_to_string(file).unwrap();
+        let args = source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("# args:"))
+            .and_then(shlex::split)
+            .unwrap_or_else(|| panic!("{}: first line must be `# args: ...`", file.display()));
+        let what = file.display();
+        let mut cmd = vec![file.display().to_string()];
+        cmd.extend(args);
+        let Some((code, stderr)) = run_binary(&cmd) else {
+            failures.push(format!("{what}: no exit within {}s", HANG.as_secs()));
+            continue;
+        };
+        match code {
+            Some(0) => {}
+            Some(1) if stderr.contains("error") && stderr.contains('^') => {}
+            code => failures.push(format!("{what}: exit {code:?}, stderr:\n{stderr}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -3,21 +3,11 @@
 //! specialize prints plain).
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
 
 fn run(args: &[&str]) -> (i32, String, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new(env!("CARGO_BIN_EXE_tawa-rs"))
-        .current_dir(root)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_tawa(args, &[])
 }
 
 const MATMUL: [&str; 3] = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
@@ -44,12 +34,31 @@ fn ws_ir_splits_the_matmul_into_producer_and_consumer() {
 }
 
 #[test]
-fn no_ws_prints_the_plain_tile_ir() {
-    let mut plain_args = MATMUL.to_vec();
-    plain_args.extend(["--emit", "tile-ir"]);
-    let (_, plain, _) = run(&plain_args);
+fn no_ws_prints_one_software_pipelined_partition() {
     let mut args = MATMUL.to_vec();
     args.extend(["--emit", "ws-ir", "--no-ws"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "partition pipelined (num_warps = 8) {",
+        "aref.put %ring",
+        "aref.get %ring",
+        "aref.consumed %ring",
+    ] {
+        assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
+    }
+    assert!(!stdout.contains("partition producer"), "{stdout}");
+    let module = tawa_ir::parse_module(&stdout).expect("ws-ir parses");
+    tawa_ir::verify_module(&module).expect("ws-ir verifies");
+}
+
+#[test]
+fn no_ws_at_one_stage_prints_the_plain_tile_ir() {
+    let mut plain_args = MATMUL.to_vec();
+    plain_args.extend(["--emit", "tile-ir", "--num-stages", "1"]);
+    let (_, plain, _) = run(&plain_args);
+    let mut args = MATMUL.to_vec();
+    args.extend(["--emit", "ws-ir", "--no-ws", "--num-stages", "1"]);
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     assert!(!stdout.contains("aref"), "{stdout}");

@@ -5,12 +5,14 @@
 //! writes for the unpartitioned kernel — and pass the example's reference
 //! check — with no deadlock.
 //!
-//! Two pipelines build the WS kernel ([`Pipeline`]): the one the CUDA
+//! Three pipelines build the WS kernel ([`Pipeline`]): the one the CUDA
 //! backend compiles (`tawa_rs::driver::warp_specialize_function`: TMA
 //! loads lowered to `desc_load`s by `tma_lower`, dead code removed, the
 //! partitioner, then the pipeliner, with 1 and 2 WGMMA groups kept in
 //! flight where the ring is deep enough), and the partitioner alone on
-//! the unlowered kernel, which moves pointer-tile loads as they are. The
+//! the unlowered kernel, which moves pointer-tile loads as they are, and
+//! the driver's `--no-ws` software pipeline (one partition putting ahead
+//! of its own gets, at `num_stages` 2 to 4). The
 //! simulator also checks that no slot is released while an async dot
 //! reading it is in flight. Which cases the first one
 //! specializes is asserted per example, so that a case falling back to
@@ -38,6 +40,11 @@ use tawa_pipeliner::PipelineOptions;
 /// ways; two programs walk the tiles, see `tests/common`).
 const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 
+/// Examples whose split the `--no-ws` software pipeline leaves plain: a
+/// K loop nested in a tile loop (copies would have to run ahead across
+/// tiles, which `software_pipeline` does not do yet).
+const NOT_SOFTWARE_PIPELINED: [&str; 2] = ["persistent_matmul", "persistent_matmul_clamped"];
+
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
 
@@ -49,6 +56,11 @@ enum Pipeline {
     Driver,
     /// `warp_specialize` on the kernel as the frontend wrote it.
     PartitionerOnly,
+    /// `tawa_rs::driver::software_pipeline_function` (`--no-ws`) with
+    /// `num_stages` equal to the depth: one partition copying ahead of
+    /// itself. `None` at depth 1 and where the driver leaves the kernel
+    /// plain.
+    SoftwarePipelined,
 }
 
 impl Pipeline {
@@ -77,6 +89,13 @@ impl Pipeline {
                     ..WsOptions::default()
                 };
                 warp_specialize(plain, &plan, &opts).unwrap_or_else(|e| panic!("{what}: {e}"))
+            }
+            Pipeline::SoftwarePipelined => {
+                let mut staged = plain.clone();
+                staged.attrs.num_stages = depth;
+                tawa_rs::driver::software_pipeline_function(what, &staged)
+                    .unwrap_or_else(|e| panic!("{what}: {e}"))
+                    .map(|s| s.func)
             }
         }
     }
@@ -125,11 +144,18 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
             },
         )
         .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
-        for pipeline in [Pipeline::Driver, Pipeline::PartitionerOnly] {
+        let pipelines = [
+            Pipeline::Driver,
+            Pipeline::PartitionerOnly,
+            Pipeline::SoftwarePipelined,
+        ];
+        let mut driver_specialized = false;
+        let pipelinable = !NOT_SOFTWARE_PIPELINED.contains(&name);
+        for pipeline in pipelines {
             let mut specialized_depths = 0;
             let mma_depths: &[(u32, bool)] = match pipeline {
                 Pipeline::Driver => &MMA_DEPTHS,
-                Pipeline::PartitionerOnly => &[(0, false)],
+                Pipeline::PartitionerOnly | Pipeline::SoftwarePipelined => &[(0, false)],
             };
             for (depth, &mma) in (1..=4).flat_map(|d| mma_depths.iter().map(move |m| (d, m))) {
                 let how =
@@ -145,7 +171,7 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
                     let text = tawa_ir::print_function(&ws);
                     panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
                 }
-                if let Pipeline::Driver = pipeline {
+                if let Pipeline::Driver | Pipeline::SoftwarePipelined = pipeline {
                     // The producer issues descriptor loads, whatever the
                     // kernel wrote.
                     let copies = count_ops(&ws, |k| matches!(k, OpKind::DescLoad));
@@ -154,9 +180,16 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
                 checked += simulate_against(&module, &ex.spec, case, ws, &expected, &how);
             }
             match (pipeline, specialized_depths) {
-                (Pipeline::Driver, 4) => specialized_by_driver.push(case.name.clone()),
+                (Pipeline::Driver, 4) => {
+                    driver_specialized = true;
+                    specialized_by_driver.push(case.name.clone())
+                }
                 (Pipeline::Driver, 0) => {}
                 (Pipeline::PartitionerOnly, 4) => {}
+                // Pipelined from two stages on, wherever the driver can
+                // specialize (it has the same loop to split).
+                (Pipeline::SoftwarePipelined, 3) if driver_specialized && pipelinable => {}
+                (Pipeline::SoftwarePipelined, 0) if !driver_specialized || !pipelinable => {}
                 (_, n) => panic!("{what} ({pipeline:?}): specialized at {n} of 4 depths"),
             }
         }
@@ -221,6 +254,7 @@ fn matmul() {
             "ragged_100",
             "leaky_relu_grouped_bt",
             "leaky_relu_ragged_tma",
+            "bf16_ragged_tma",
         ],
     );
 }
@@ -322,7 +356,7 @@ fn fused_attention() {
 fn an_early_release_is_caught() {
     let ex = triton_examples::load("matmul").unwrap();
     let case = ex.spec.case("ragged_100").unwrap();
-    let mut module = compile_aligned(&ex, case);
+    let module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
         .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
         .expect("matmul is warp-specialized");
@@ -344,18 +378,7 @@ fn an_early_release_is_caught() {
         }
     }
     assert!(moved);
-    verify_function(&ws).expect("still well-formed");
-    module.functions[0] = ws;
-    let sim = SimOptions {
-        max_steps: Some(50_000_000),
-        ..SimOptions::default()
-    };
-    let result = common::run_module_with(&module, &ex.spec, case, INPUT_SEED, &mut |f, a, g, m| {
-        simulate_grid(f, a, g, m, &sim)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-    });
-    let err = result.expect_err("an early release must fail");
+    let err = simulate_broken(module, ws, &ex.spec, case).expect_err("an early release must fail");
     assert!(err.contains("release") || err.contains("released"), "{err}");
 }
 
@@ -367,7 +390,7 @@ fn an_early_release_is_caught() {
 fn a_release_while_a_wgmma_is_in_flight_is_caught() {
     let ex = triton_examples::load("matmul").unwrap();
     let case = ex.spec.case("ragged_100").unwrap();
-    let mut module = compile_aligned(&ex, case);
+    let module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
         .specialize("matmul/ragged_100", &module.functions[0], 3, (1, false))
         .expect("matmul is warp-specialized");
@@ -382,17 +405,47 @@ fn a_release_while_a_wgmma_is_in_flight_is_caught() {
         }
     }
     assert_eq!(loosened, 1, "one wait in the pipelined loop");
+    let err = simulate_broken(module, ws, &ex.spec, case)
+        .expect_err("a release while in flight must fail");
+    assert!(err.contains("still in flight"), "{err}");
+}
+
+/// A software pipeline whose copies run as far ahead as the ring is deep
+/// puts into the slot its own partition has not released yet: the
+/// simulator must report the deadlock, not hang or pass.
+#[test]
+fn a_copy_a_whole_ring_ahead_deadlocks() {
+    let ex = triton_examples::load("matmul").unwrap();
+    let case = ex.spec.case("ragged_100").unwrap();
+    let module = compile_aligned(&ex, case);
+    let mut ws = Pipeline::Driver
+        .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
+        .expect("matmul is warp-specialized");
+    tawa_pipeliner::software_pipeline::fuse(&mut ws, 2).expect("one loop to fuse");
+    let err = simulate_broken(module, ws, &ex.spec, case)
+        .expect_err("a put a whole ring ahead must deadlock");
+    assert!(err.contains("deadlock"), "{err}");
+    assert!(err.contains("'pipelined'"), "{err}");
+}
+
+/// Runs a deliberately broken `ws` (which must still verify) in place of
+/// matmul's kernel on the simulator: the error it must fail with.
+fn simulate_broken(
+    mut module: tawa_ir::Module,
+    ws: Function,
+    spec: &triton_examples::ExampleSpec,
+    case: &triton_examples::Case,
+) -> Result<(), String> {
     verify_function(&ws).expect("still well-formed");
     module.functions[0] = ws;
     let sim = SimOptions {
         max_steps: Some(50_000_000),
         ..SimOptions::default()
     };
-    let result = common::run_module_with(&module, &ex.spec, case, INPUT_SEED, &mut |f, a, g, m| {
+    common::run_module_with(&module, spec, case, INPUT_SEED, &mut |f, a, g, m| {
         simulate_grid(f, a, g, m, &sim)
             .map(|_| ())
             .map_err(|e| e.to_string())
-    });
-    let err = result.expect_err("a release while in flight must fail");
-    assert!(err.contains("still in flight"), "{err}");
+    })
+    .map(|_| ())
 }

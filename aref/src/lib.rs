@@ -33,6 +33,13 @@
 //! created before the `ws` op, one producing partition, one or more
 //! consuming partitions, all uses in one `ws` op.
 //!
+//! A `ws` op with a single partition is a software-pipelined loop
+//! (`num_stages` without warp specialization): that partition both puts
+//! and gets, its puts running a fixed number of iterations ahead of its
+//! gets, fewer than the ring's depth. Everything below holds unchanged;
+//! a put that had to wait for its own partition's release would wait
+//! forever, and the simulator reports it as a deadlock.
+//!
 //! # Barriers
 //!
 //! Each slot `s` has two mbarriers, `full[s]` and `empty[s]`, initialized

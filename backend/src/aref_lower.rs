@@ -6,7 +6,8 @@
 //!   starts with `setmaxnreg` (`dec` below the launch's even share, `inc`
 //!   above) and renames `tid`, `warp` and `lane` from its own first thread,
 //!   so that layouts and thread-0 guards inside it see a CTA of its own
-//!   width. Every barrier the emitter writes inside a partition is `bar.sync
+//!   width. A `ws` op of one partition (the `--no-ws` software pipeline)
+//!   is a plain block of every warp, without `setmaxnreg`. Every barrier the emitter writes inside a partition is `bar.sync
 //!   id, threads` over that partition (id = its index + 1; 0 stays
 //!   `__syncthreads`), and only the last partition may use the scratch
 //!   area (the producer's TMA issue needs none).
@@ -23,7 +24,9 @@
 //!   nothing. One thread waits on `empty[s]` with parity `((i / D) & 1) ^
 //!   1`, arrives on `full[s]` with `expect_tx` of the slot's bytes, and
 //!   issues one `cp.async.bulk.tensor` per box; the copy engine completes
-//!   the phase.
+//!   the phase. A partition that also gets from the ring (the op's only
+//!   one) reconverges its warps with `__syncwarp` after the put: the
+//!   `.aligned` wgmma that follows needs every lane.
 //! - **get** (consumer): every thread waits on `full[s]` with parity
 //!   `(i / D) & 1`; the results are views of the slot's buffers that the
 //!   `dot`s read in place (no fence: nothing wrote them through the
@@ -51,6 +54,9 @@ pub(super) struct PartitionCtx {
     pub threads: u32,
     /// The partition that may use the scratch area.
     pub owns_scratch: bool,
+    /// The `ws` op's only partition (a software-pipelined loop), which
+    /// reads what it puts.
+    pub alone: bool,
 }
 
 /// One aref ring in shared memory.
@@ -385,6 +391,7 @@ impl Emitter<'_> {
                 bar_id: i as u32 + 1,
                 threads,
                 owns_scratch: i + 1 == partitions.len(),
+                alone: partitions.len() == 1,
             });
             self.num_warps = p.num_warps;
             self.copies.push(HashMap::new());
@@ -451,6 +458,10 @@ impl Emitter<'_> {
         }
         self.indent -= 1;
         self.line("}");
+        if self.partition.is_some_and(|p| p.alone) {
+            // Thread 0 branched off; its warp runs `.aligned` wgmma next.
+            self.line("__syncwarp();");
+        }
         Ok(())
     }
 

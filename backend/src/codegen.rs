@@ -223,6 +223,7 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
     let axis = tawa_ir::axis_info::analyze(func);
     let layouts =
         crate::layout_assign::assign_layouts_with(func, opts.coalesce_loads.then_some(&axis))?;
+    check_tile_registers(func, &layouts)?;
     let source = opts
         .source_path
         .as_ref()
@@ -288,6 +289,54 @@ pub const MAX_DYN_SMEM_BYTES: u32 = 227 * 1024;
 
 /// Where to point a shared-memory overflow: the first aref ring, which is
 /// what grows with `--aref-depth`, else nowhere in particular.
+/// Elements of one tile a thread may hold in registers. The backend keeps
+/// every tile in registers, unrolled element by element: past the register
+/// file (255 per thread) the kernel spills, and NVRTC's time grows with the
+/// unrolled code (vector_add over 4 warps: 256 per thread 2 s, 512 9 s,
+/// 1024 44 s, 8192 more than five minutes). The CLI reports the spills of
+/// what this lets through.
+pub const MAX_TILE_ELEMENTS_PER_THREAD: u32 = 256;
+
+/// Refuses, before any code is written, a tile too large to hold in
+/// registers (see [`MAX_TILE_ELEMENTS_PER_THREAD`]), at the op that makes it.
+fn check_tile_registers(
+    func: &Function,
+    layouts: &crate::layout_assign::LayoutMap,
+) -> Result<(), CodegenError> {
+    let mut err = None;
+    func.walk(&mut |op| {
+        if err.is_some() {
+            return;
+        }
+        let data = &func.ops[op];
+        for &v in &data.results {
+            let ty = func.ty(v);
+            let (Some(layout), true) = (layouts.home(v), ty.is_tensor()) else {
+                continue;
+            };
+            let shape = ty.shape();
+            let per_thread = layout.regs_per_thread(shape);
+            if per_thread > MAX_TILE_ELEMENTS_PER_THREAD {
+                let dims: Vec<String> = shape.iter().map(u32::to_string).collect();
+                let warps = layouts.num_warps();
+                err = Some(CodegenError {
+                    loc: data.loc,
+                    message: format!(
+                        "a tile of shape [{}] is {per_thread} elements per thread over {warps} warps; tiles live in registers, at most {MAX_TILE_ELEMENTS_PER_THREAD} elements per thread",
+                        dims.join(", ")
+                    ),
+                    notes: vec![format!(
+                        "with {warps} warps a tile has at most {} elements: use smaller blocks (a BLOCK_* constexpr) or more warps (--num-warps, up to 32)",
+                        u64::from(MAX_TILE_ELEMENTS_PER_THREAD) * u64::from(warps) * 32
+                    )],
+                });
+                return;
+            }
+        }
+    });
+    err.map_or(Ok(()), Err)
+}
+
 fn first_aref_loc(func: &Function) -> Loc {
     let mut loc = Loc::UNKNOWN;
     func.walk(&mut |op| {

@@ -12,7 +12,7 @@
 //! | NVRTC                              | ptxas                              |
 //! |------------------------------------|------------------------------------|
 //! | `$TAWA_NVRTC` (full path to the library) | `$TAWA_PTXAS` (full path)    |
-//! | under `$TAWA_CUDA_TOOLS`           | under `$TAWA_CUDA_TOOLS`           |
+//! | under `$TAWA_CUDA_TOOLS` (when set, nowhere else) | same        |
 //! | under `<workspace>/.tools/cuda`    | under `<workspace>/.tools/cuda`    |
 //! | under `.tools/cuda` in an ancestor of the running executable | same    |
 //! | `lib64`, `lib` of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda`, the toolkit of `nvcc` on `$PATH` | `bin` of the same |
@@ -27,7 +27,9 @@
 //!
 //! An explicit setting that points at nothing is an error, not a reason to
 //! look elsewhere: silently using another NVRTC than the one asked for would
-//! make compile results depend on the machine.
+//! make compile results depend on the machine. So is a `$TAWA_CUDA_TOOLS`
+//! folder without NVRTC or ptxas; cuBLAS, which the wheels there do not
+//! hold, is still searched for further down.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -41,9 +43,6 @@ pub const ENV_PTXAS: &str = "TAWA_PTXAS";
 pub const ENV_CUBLAS: &str = "TAWA_CUBLAS";
 /// Environment variable: a folder holding the unpacked CUDA wheels.
 pub const ENV_CUDA_TOOLS: &str = "TAWA_CUDA_TOOLS";
-/// Environment variable: when `1`, tests fail instead of skipping when the
-/// tools are missing (set by `.ci/run`).
-pub const ENV_REQUIRE_TOOLS: &str = "TAWA_REQUIRE_CUDA_TOOLS";
 /// The project-local install folder, relative to the workspace root.
 pub const LOCAL_TOOLS_DIR: &str = ".tools/cuda";
 
@@ -133,10 +132,18 @@ impl fmt::Display for ToolchainError {
 
 impl std::error::Error for ToolchainError {}
 
-/// True when `$TAWA_REQUIRE_CUDA_TOOLS` is `1` (CI): missing tools are then
-/// failures, not skips.
-pub fn tools_required() -> bool {
-    std::env::var(ENV_REQUIRE_TOOLS).is_ok_and(|v| v == "1")
+/// Why NVRTC or ptxas cannot be used (each tool's search, and how to install
+/// it), `None` when both are found. For the compile tests, which are
+/// `#[ignore]`d so that a plain `cargo test` reports them as not run rather
+/// than passing without the tools; `.ci/run` installs the tools and runs
+/// them, and there a missing tool is a failure.
+pub fn missing_compile_tools() -> Option<String> {
+    let missing: Vec<String> = [find_nvrtc().err(), find_ptxas().err()]
+        .into_iter()
+        .flatten()
+        .map(|e| e.to_string())
+        .collect();
+    (!missing.is_empty()).then(|| missing.join("\n"))
 }
 
 /// The workspace root as seen at build time (parent of this crate).
@@ -213,11 +220,13 @@ fn env_path(var: &str) -> Option<PathBuf> {
 /// The places every tool is searched first, in order: the explicit variable
 /// (`Some(Err)` when it points at nothing), then the tools folders, then the
 /// CUDA homes' `subdirs`. `None`: not found there, `searched` says where.
+/// `tools_env_only`: a tool `$TAWA_CUDA_TOOLS` must hold when it is set.
 fn search_common(
     tool: Tool,
     env_var: &str,
     matches: fn(&OsStr) -> bool,
     home_subdirs: &[&str],
+    tools_env_only: bool,
     searched: &mut Vec<String>,
 ) -> Option<Result<Located, ToolchainError>> {
     if let Some(path) = env_path(env_var) {
@@ -235,6 +244,33 @@ fn search_common(
             tool,
             searched: std::mem::take(searched),
         }));
+    }
+    // A tools folder the user named but that is not there, or that lacks
+    // NVRTC or ptxas, is a mistake to report, not a reason to quietly use
+    // another toolchain.
+    if let Some(dir) = env_path(ENV_CUDA_TOOLS) {
+        let refused = if !dir.is_dir() {
+            Some("no such folder")
+        } else if !tools_env_only {
+            None
+        } else if let Some(path) = find_below(&dir, matches) {
+            return Some(Ok(Located {
+                path,
+                via: FoundVia::ToolsEnv,
+            }));
+        } else {
+            Some("not in it")
+        };
+        if let Some(why) = refused {
+            searched.push(format!(
+                "${ENV_CUDA_TOOLS} = {} ({why}; not looking elsewhere)",
+                dir.display()
+            ));
+            return Some(Err(ToolchainError {
+                tool,
+                searched: std::mem::take(searched),
+            }));
+        }
     }
     for (dir, via, what) in tool_dirs() {
         match find_below(&dir, matches) {
@@ -263,7 +299,7 @@ fn search_common(
 
 /// Finds NVRTC. See the module docs for the order.
 pub fn find_nvrtc() -> Result<Located, ToolchainError> {
-    find_library(Tool::Nvrtc, ENV_NVRTC, is_nvrtc_name, NVRTC_SONAMES)
+    find_library(Tool::Nvrtc, ENV_NVRTC, is_nvrtc_name, NVRTC_SONAMES, true)
 }
 
 /// A shared library: the env override, the tools folders and CUDA homes'
@@ -273,9 +309,17 @@ fn find_library(
     env: &str,
     is_name: fn(&OsStr) -> bool,
     sonames: &[&str],
+    tools_env_only: bool,
 ) -> Result<Located, ToolchainError> {
     let mut searched = Vec::new();
-    if let Some(found) = search_common(tool, env, is_name, &["lib64", "lib"], &mut searched) {
+    if let Some(found) = search_common(
+        tool,
+        env,
+        is_name,
+        &["lib64", "lib"],
+        tools_env_only,
+        &mut searched,
+    ) {
         return found;
     }
     for name in sonames {
@@ -302,6 +346,7 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
         ENV_PTXAS,
         is_ptxas_name,
         &["bin"],
+        true,
         &mut searched,
     ) {
         return found;
@@ -329,7 +374,13 @@ pub fn find_ptxas() -> Result<Located, ToolchainError> {
 /// Finds cuBLAS: `$TAWA_CUBLAS`, the tools folders, the CUDA homes' `lib64`
 /// and `lib`, then the system loader. Only the GPU harness needs it.
 pub fn find_cublas() -> Result<Located, ToolchainError> {
-    find_library(Tool::Cublas, ENV_CUBLAS, is_cublas_name, CUBLAS_SONAMES)
+    find_library(
+        Tool::Cublas,
+        ENV_CUBLAS,
+        is_cublas_name,
+        CUBLAS_SONAMES,
+        false,
+    )
 }
 
 /// libloading's `Display` says only "dlopen failed"; the loader's own

@@ -10,10 +10,20 @@ use codespan_reporting::term::{self, Chars, Config};
 /// A byte range in the source file.
 pub type Span = std::ops::Range<usize>;
 
-/// One error: a message, the primary span it points at, and optional
-/// secondary labels and notes (`= note: ...`).
+/// Whether a diagnostic stops compilation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Severity {
+    #[default]
+    Error,
+    /// Compilation goes on; the code is legal but almost surely wrong.
+    Warning,
+}
+
+/// One error or warning: a message, the primary span it points at, and
+/// optional secondary labels and notes (`= note: ...`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    pub severity: Severity,
     pub message: String,
     pub span: Span,
     /// Text shown next to the caret; empty for none.
@@ -25,11 +35,19 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
             message: message.into(),
             span,
             label: String::new(),
             secondary: Vec::new(),
             notes: Vec::new(),
+        }
+    }
+
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
         }
     }
 
@@ -82,12 +100,20 @@ impl Diagnostics {
         };
         let mut out = String::new();
         for d in &self.list {
+            if self.touches_long_line(d) {
+                out.push_str(&self.render_long_line(d));
+                continue;
+            }
             let span = clamp(&self.source, &d.span);
             let mut labels = vec![Label::primary((), span).with_message(d.label.clone())];
             for (s, m) in &d.secondary {
                 labels.push(Label::secondary((), clamp(&self.source, s)).with_message(m.clone()));
             }
-            let cs = CsDiagnostic::error()
+            let cs = match d.severity {
+                Severity::Error => CsDiagnostic::error(),
+                Severity::Warning => CsDiagnostic::warning(),
+            };
+            let cs = cs
                 .with_message(d.message.clone())
                 .with_labels(labels)
                 .with_notes(d.notes.clone());
@@ -102,13 +128,91 @@ impl Diagnostics {
                 Some(text) => out.push_str(&text),
                 None => {
                     let (l, c) = self.line_col(d.span.start);
+                    let severity = match d.severity {
+                        Severity::Error => "error",
+                        Severity::Warning => "warning",
+                    };
                     out.push_str(&format!(
-                        "error: {}\n --> {}:{l}:{c}\n",
+                        "{severity}: {}\n --> {}:{l}:{c}\n",
                         d.message, self.file
                     ));
                 }
             }
         }
+        out
+    }
+}
+
+/// Source lines longer than this are shown as a window around the caret,
+/// not whole: one generated 1 MB line would otherwise be echoed by every
+/// diagnostic pointing into it.
+const MAX_SHOWN_LINE_BYTES: usize = 240;
+/// Characters shown before the caret in such a window.
+const WINDOW_BEFORE: usize = 60;
+/// Characters shown in all in such a window.
+const WINDOW_CHARS: usize = 160;
+
+impl Diagnostics {
+    /// The text of the line holding byte `offset` (without its newline).
+    fn line_text(&self, offset: usize) -> &str {
+        let offset = clamp(&self.source, &(offset..offset)).start;
+        let start = self.source[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.source[offset..]
+            .find('\n')
+            .map_or(self.source.len(), |i| offset + i);
+        &self.source[start..end]
+    }
+
+    fn touches_long_line(&self, d: &Diagnostic) -> bool {
+        std::iter::once(&d.span)
+            .chain(d.secondary.iter().map(|(s, _)| s))
+            .any(|s| self.line_text(s.start).len() > MAX_SHOWN_LINE_BYTES)
+    }
+
+    /// The layout codespan-reporting gives (header, `-->`, gutter, caret,
+    /// notes), with only a window of the primary line; secondary labels
+    /// become `-->` lines of their own.
+    fn render_long_line(&self, d: &Diagnostic) -> String {
+        let (line, col) = self.line_col(d.span.start);
+        let text = self.line_text(d.span.start);
+        let chars: Vec<char> = text.chars().collect();
+        let caret = col - 1;
+        let start = caret.saturating_sub(WINDOW_BEFORE);
+        let end = (start + WINDOW_CHARS).min(chars.len());
+        let (pre, post) = (
+            if start > 0 { "..." } else { "" },
+            if end < chars.len() { "..." } else { "" },
+        );
+        let window: String = chars[start..end].iter().collect();
+        let span_chars = self.source[clamp(&self.source, &d.span)].chars().count();
+        let carets = span_chars.clamp(1, end.saturating_sub(caret).max(1));
+        let gutter = " ".repeat(line.to_string().len() + 1);
+        let severity = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut out = format!("{severity}: {}\n", d.message);
+        out.push_str(&format!("{gutter}--> {}:{line}:{col}\n", self.file));
+        out.push_str(&format!("{gutter}|\n{line} | {pre}{window}{post}\n"));
+        let marker = format!(
+            "{gutter}| {}{} {}",
+            " ".repeat(pre.len() + caret - start),
+            "^".repeat(carets),
+            d.label
+        );
+        out.push_str(marker.trim_end());
+        out.push('\n');
+        for (s, label) in &d.secondary {
+            let (l, c) = self.line_col(s.start);
+            out.push_str(&format!("{gutter}--> {}:{l}:{c}: {label}\n", self.file));
+        }
+        if !d.notes.is_empty() {
+            out.push_str(&format!("{gutter}|\n"));
+        }
+        for n in &d.notes {
+            out.push_str(&format!("{gutter}= {n}\n"));
+        }
+        out.push('\n');
         out
     }
 }

@@ -17,8 +17,9 @@ pub mod diagnostics;
 mod lower;
 pub mod parse;
 pub mod signature;
+pub mod signature_template;
 
-pub use diagnostics::{Diagnostic, Diagnostics, Span};
+pub use diagnostics::{Diagnostic, Diagnostics, Severity, Span};
 
 use lower::{Globals, Lowerer};
 

@@ -123,7 +123,10 @@ impl<'s> Converter<'s> {
 
     fn stmt(&self, n: Node, depth: usize, out: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
         if depth > MAX_DEPTH {
-            return Err(err(n, "statements are nested too deeply"));
+            return Err(err(
+                n,
+                format!("statements are nested more than {MAX_DEPTH} levels deep; move the inner part into a helper function"),
+            ));
         }
         let span = n.byte_range();
         let kind = match n.kind() {
@@ -382,7 +385,10 @@ impl<'s> Converter<'s> {
 
     fn expr(&self, n: Node, depth: usize) -> Result<Expr, Diagnostic> {
         if depth > MAX_DEPTH {
-            return Err(err(n, "expression is nested too deeply"));
+            return Err(err(
+                n,
+                format!("expression is nested more than {MAX_DEPTH} levels deep (each operator of a chain like `a + b + c` counts one level); split it with intermediate variables"),
+            ));
         }
         let d = depth + 1;
         let span = n.byte_range();

@@ -321,6 +321,48 @@ impl Function {
         }
     }
 
+    /// Clones `op`, with its regions, to the end of `block`. Operands are
+    /// read through `map` (a value missing from it is used as it is: it is
+    /// defined outside what is being cloned); the clone's results and its
+    /// regions' arguments are recorded in `map` under the originals, and
+    /// keep their source names.
+    pub fn clone_op(
+        &mut self,
+        op: Op,
+        block: Block,
+        map: &mut std::collections::HashMap<Value, Value>,
+    ) -> Op {
+        let data = self.ops[op].clone();
+        let operands = data
+            .operands
+            .iter()
+            .map(|v| map.get(v).copied().unwrap_or(*v))
+            .collect();
+        let mut regions = Vec::new();
+        for &r in &data.regions {
+            let args = self.blocks[r].args.clone();
+            let types = args.iter().map(|&a| self.ty(a).clone()).collect();
+            let nr = self.new_block(types);
+            for (k, &a) in args.iter().enumerate() {
+                let na = self.blocks[nr].args[k];
+                self.values[na].name = self.values[a].name.clone();
+                map.insert(a, na);
+            }
+            for inner in self.blocks[r].ops.clone() {
+                self.clone_op(inner, nr, map);
+            }
+            regions.push(nr);
+        }
+        let types = data.results.iter().map(|&v| self.ty(v).clone()).collect();
+        let new = self.append_op(block, data.kind, operands, types, regions, data.loc);
+        for (k, &old) in data.results.iter().enumerate() {
+            let nv = self.ops[new].results[k];
+            self.values[nv].name = self.values[old].name.clone();
+            map.insert(old, nv);
+        }
+        new
+    }
+
     /// Sets the source name of a value (for printing).
     pub fn set_name(&mut self, v: Value, name: impl Into<String>) {
         self.values[v].name = Some(name.into());

@@ -87,6 +87,7 @@ pub fn print_function(f: &Function) -> String {
         f,
         names: HashMap::new(),
         used: HashSet::new(),
+        next_suffix: HashMap::new(),
         next_number: 0,
         out: String::new(),
     };
@@ -101,6 +102,7 @@ pub fn value_names(f: &Function) -> HashMap<Value, String> {
         f,
         names: HashMap::new(),
         used: HashSet::new(),
+        next_suffix: HashMap::new(),
         next_number: 0,
         out: String::new(),
     };
@@ -307,6 +309,11 @@ struct Printer<'a> {
     f: &'a Function,
     names: HashMap<Value, String>,
     used: HashSet<String>,
+    /// Per source name, the first suffix not yet known to be taken: every
+    /// `base_k` below it is in `used` already (names are never released),
+    /// so the search resumes there instead of at 1 (a variable assigned
+    /// 100k times would otherwise take quadratic time to print).
+    next_suffix: HashMap<String, u32>,
     next_number: u32,
     out: String,
 }
@@ -326,10 +333,15 @@ impl Printer<'_> {
         let n = match source {
             Some(base) => {
                 let mut n = base.clone();
-                let mut k = 1;
-                while self.used.contains(&n) {
-                    n = format!("{base}_{k}");
-                    k += 1;
+                if self.used.contains(&n) {
+                    let k = self.next_suffix.entry(base.clone()).or_insert(1);
+                    loop {
+                        n = format!("{base}_{k}");
+                        *k += 1;
+                        if !self.used.contains(&n) {
+                            break;
+                        }
+                    }
                 }
                 n
             }

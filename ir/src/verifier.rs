@@ -54,7 +54,8 @@
 //! 11. Aref placement: `aref.create` is outside every `ws`; put, get and
 //!     consumed are inside a partition; every use of one aref is inside one
 //!     `ws` op; its puts are all in one partition (the producer), which
-//!     neither gets nor releases it; an aref that is used has at least one
+//!     neither gets nor releases it unless it is the op's only partition
+//!     (a software-pipelined loop); an aref that is used has at least one
 //!     put and one get, and a partition that gets from an aref also releases
 //!     it (`consumed`) and vice versa. Whether every get is released exactly
 //!     once, in order, is a run-time property the aref simulator checks.
@@ -591,12 +592,15 @@ impl Verifier<'_> {
                     "this aref is written but never read: no partition has an aref.get",
                 );
             }
+            // A `ws` op of one partition is a software-pipelined loop: its
+            // partition puts ahead of its own gets.
+            let alone = self.f.ops[ws].regions.len() == 1;
             let mut reported = HashSet::new();
             for u in &inside {
                 let Some((_, p)) = u.partition else { continue };
                 let message = match u.kind {
                     ArefUseKind::Put => continue,
-                    _ if p == producer => {
+                    _ if p == producer && !alone => {
                         "the producer partition of an aref cannot also read or release it"
                     }
                     ArefUseKind::Get if !in_partition(ArefUseKind::Consumed, p) => {

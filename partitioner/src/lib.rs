@@ -13,6 +13,8 @@
 //!   checks) that the TMA inference reads addresses from.
 //! - [`wrap_proof`]: the proof that rows read through a wrapped index
 //!   (`% M`) only reach stores that mask them.
+//! - [`before_base`]: unmasked loads and stores that provably start before
+//!   their tensor (the driver warns about them).
 //!
 //! - [`partition`]: the producer/consumer split itself
 //!   ([`warp_specialize`]): a top-level loop whose TMA tile loads feed
@@ -25,6 +27,7 @@
 //!   into `cp.async.bulk.tensor` copies.
 
 pub mod affine;
+pub mod before_base;
 pub mod tma_infer;
 pub mod wrap_proof;
 

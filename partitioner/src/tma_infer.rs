@@ -52,7 +52,7 @@
 //! copies are worth issuing (those feeding `dot` in a loop) is the
 //! partitioner's decision.
 //!
-//! # Legality (HOPPER.md, "TMA")
+//! # Legality (what `cuTensorMapEncodeTiled` accepts)
 //!
 //! The base pointer 16-byte aligned (its `*fp16:16` hint); exactly one
 //! dimension of unit stride (it becomes TMA's innermost; when it is not the

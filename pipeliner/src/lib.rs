@@ -19,13 +19,20 @@
 //! interpreter's on the plain kernel, no deadlock, and no slot released
 //! while a group reading it is in flight.
 //!
+//! - [`software_pipeline`]: `num_stages` without warp specialization
+//!   (`--no-ws`): the producer's copies fused back into the consumer's
+//!   loop, running ahead of it, in one partition.
+//!
 //! [`pipeline`] runs the passes in order and returns a [`Schedule`]: what
-//! was decided and why, one line each, for `--explain`.
+//! was decided and why, one line each, for `--explain`;
+//! [`pipeline_without_ws`] does the same for a kernel that is not to be
+//! warp-specialized.
 
 pub mod aref_depth;
 pub mod dep_graph;
 pub mod mma_pipeline;
 pub mod persistent;
+pub mod software_pipeline;
 
 use tawa_ir::{Function, OpKind};
 
@@ -123,6 +130,72 @@ pub fn pipeline(
     mma_pipeline::pipeline_mmas(func, opts.mma_depth, &mut schedule);
     partition_budgets(func, &mut schedule);
     Ok(schedule)
+}
+
+/// What [`pipeline_without_ws`] made of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pipelined {
+    /// One partition copies ahead of its own use of the copies.
+    Yes(Schedule),
+    /// The kernel is better compiled as it was written; the reason.
+    No(String),
+}
+
+/// `num_stages` for a kernel that is not to be warp-specialized: the
+/// partitioner's split of `func` fused into one software-pipelined
+/// partition ([`software_pipeline`]) whose ring has `num_stages` slots
+/// (capped by shared memory, or `--aref-depth`), the copies running one
+/// iteration less ahead (and one less per WGMMA group kept in flight).
+/// `Pipelined::No` leaves `func` to be replaced by the plain kernel: at
+/// one stage nothing runs ahead.
+pub fn pipeline_without_ws(
+    func: &mut Function,
+    opts: &PipelineOptions,
+    smem: Option<&SmemModel>,
+) -> Result<Pipelined, PipelineError> {
+    let mut schedule = Schedule::default();
+    aref_depth::choose_aref_depths(func, opts.aref_depth, smem, &mut schedule)?;
+    let mut depth = u32::MAX;
+    func.walk(&mut |op| {
+        if let OpKind::ArefCreate = func.ops[op].kind {
+            if let tawa_ir::Type::Aref { depth: d, .. } = func.ty(func.ops[op].results[0]) {
+                depth = depth.min(*d);
+            }
+        }
+    });
+    if depth == u32::MAX {
+        return Ok(Pipelined::No("no loop copies tiles".into()));
+    }
+    if depth < 2 {
+        return Ok(Pipelined::No(format!(
+            "a ring of {depth} slot: with one stage no copy runs ahead (num_stages >= 2 pipelines)"
+        )));
+    }
+    // Groups in flight hold their slots that many iterations longer.
+    let mma_depth = if depth - 1 > opts.mma_depth {
+        opts.mma_depth
+    } else {
+        0
+    };
+    let lookahead = depth - 1 - mma_depth;
+    let mut loc = tawa_ir::Loc::UNKNOWN;
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { .. } = func.ops[op].kind {
+            loc = func.ops[op].loc;
+        }
+    });
+    if let Err(why) = software_pipeline::fuse(func, lookahead) {
+        return Ok(Pipelined::No(why));
+    }
+    schedule.note(
+        loc,
+        format!(
+            "loop: software-pipelined without warp specialization: every warp computes, one \
+             thread issues the TMA copies {lookahead} iteration(s) ahead into the {depth}-slot ring"
+        ),
+    );
+    mma_pipeline::pipeline_mmas(func, mma_depth, &mut schedule);
+    Ok(Pipelined::Yes(schedule))
 }
 
 /// Says what each partition runs with (warps, `setmaxnreg` budget).

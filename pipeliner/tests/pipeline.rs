@@ -1,6 +1,7 @@
 //! File tests of the pipeliner: every `pipeline/<name>.tir` (warp-specialized
 //! tile IR, as the partitioner makes it) goes through
-//! `tawa_pipeliner::pipeline`; the scheduled IR (printed, which must
+//! `tawa_pipeliner::pipeline` (or `pipeline_without_ws` when the header
+//! says `no_ws = true`); the scheduled IR (printed, which must
 //! verify and read back identically) and the schedule's decisions are
 //! compared with the blessed `pipeline/<name>.out`. Options come from the
 //! input's first line, a comment such as
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use expect_test::expect_file;
 use tawa_ir::{parse_function, print_function, verify_function};
-use tawa_pipeliner::{pipeline, PipelineOptions, SmemModel};
+use tawa_pipeliner::{pipeline, pipeline_without_ws, PipelineOptions, Pipelined, SmemModel};
 
 fn input_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pipeline");
@@ -28,28 +29,37 @@ fn input_files() -> Vec<PathBuf> {
     files
 }
 
-/// The options of the header comment: pipeline options, `num_stages`
-/// override and a shared-memory model.
-fn header(text: &str) -> (PipelineOptions, Option<u32>, Option<SmemModel>) {
-    let mut opts = PipelineOptions::default();
-    let (mut stages, mut smem) = (None, None);
+/// The options of the header comment.
+#[derive(Default)]
+struct Header {
+    opts: PipelineOptions,
+    /// `num_stages` override.
+    stages: Option<u32>,
+    smem: Option<SmemModel>,
+    /// Software pipelining without warp specialization.
+    no_ws: bool,
+}
+
+fn header(text: &str) -> Header {
+    let mut h = Header::default();
     let Some(line) = text
         .lines()
         .next()
         .and_then(|l| l.strip_prefix("// pipeline:"))
     else {
-        return (opts, stages, smem);
+        return h;
     };
     for item in line.split(',') {
         let (key, value) = item.split_once('=').expect("key = value");
         let value = value.trim();
         match key.trim() {
-            "mma_depth" => opts.mma_depth = value.parse().unwrap(),
-            "aref_depth" => opts.aref_depth = Some(value.parse().unwrap()),
-            "num_stages" => stages = Some(value.parse().unwrap()),
+            "mma_depth" => h.opts.mma_depth = value.parse().unwrap(),
+            "aref_depth" => h.opts.aref_depth = Some(value.parse().unwrap()),
+            "num_stages" => h.stages = Some(value.parse().unwrap()),
+            "no_ws" => h.no_ws = value.parse().unwrap(),
             "smem" => {
                 let n: Vec<u32> = value.split('/').map(|x| x.parse().unwrap()).collect();
-                smem = Some(SmemModel {
+                h.smem = Some(SmemModel {
                     limit: n[0],
                     fixed: n[1],
                     per_slot: n[2],
@@ -58,7 +68,7 @@ fn header(text: &str) -> (PipelineOptions, Option<u32>, Option<SmemModel>) {
             other => panic!("unknown option `{other}`"),
         }
     }
-    (opts, stages, smem)
+    h
 }
 
 #[test]
@@ -68,12 +78,18 @@ fn pipeline_file_tests() {
         let text = fs::read_to_string(&path).unwrap();
         let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
-        let (opts, stages, smem) = header(&text);
-        if let Some(s) = stages {
+        let h = header(&text);
+        if let Some(s) = h.stages {
             func.attrs.num_stages = s;
         }
-        let out = match pipeline(&mut func, &opts, smem.as_ref()) {
-            Ok(schedule) => {
+        let result = if h.no_ws {
+            pipeline_without_ws(&mut func, &h.opts, h.smem.as_ref())
+        } else {
+            pipeline(&mut func, &h.opts, h.smem.as_ref()).map(Pipelined::Yes)
+        };
+        let out = match result {
+            Ok(Pipelined::No(why)) => format!("// left plain: {why}\n"),
+            Ok(Pipelined::Yes(schedule)) => {
                 if let Err(e) = verify_function(&func) {
                     panic!("{name}: the pipelined IR does not verify: {e:?}");
                 }

@@ -147,6 +147,15 @@ impl CompiledCase {
     pub fn function(&self) -> &Function {
         &self.module.functions[0]
     }
+
+    /// The warning `run` and `bench` print when the kernel spills to
+    /// local memory (from ptxas's report in NVRTC's log), `None` when it
+    /// does not.
+    pub fn local_memory_warning(&self) -> Option<String> {
+        let report = self.compiled.resources();
+        let k = report.kernel(&self.kernel.symbol)?;
+        driver::local_memory_warning(&self.kernel.name, k)
+    }
 }
 
 /// Frontend → verifier → CUDA → NVRTC.
@@ -364,6 +373,8 @@ pub struct CaseReport {
     /// Whether NVRTC's result came from the cache.
     pub cache_hit: bool,
     pub registers: Option<i32>,
+    /// [`CompiledCase::local_memory_warning`].
+    pub local_memory: Option<String>,
 }
 
 /// The expected outputs of a case, and where they come from (module docs).
@@ -480,13 +491,13 @@ pub fn check_compiled(
         compile_time: compiled.compile_time,
         cache_hit: compiled.compiled.cache_hit,
         registers: kernel.num_regs().ok(),
+        local_memory: compiled.local_memory_warning(),
     })
 }
 
 /// The example and the cases `select` names (all when none), in file order.
 pub fn select_cases(select: &CaseSelection) -> Result<(Example, Vec<Case>), Failure> {
-    let example = triton_examples::load_beside(&select.example)
-        .map_err(|e| Failure::user(format!("error: {e}\n")))?;
+    let example = crate::driver::load_launch_cases(&select.example)?;
     for name in &select.cases {
         if example.spec.case(name).is_err() {
             let names: Vec<&str> = example.spec.cases.iter().map(|c| c.name.as_str()).collect();
@@ -570,6 +581,9 @@ pub fn run_command(cmd: &RunCommand) -> Result<(), Failure> {
                         .map(|r| format!(", {r} regs"))
                         .unwrap_or_default(),
                 );
+                for line in report.local_memory.iter().flat_map(|w| w.lines()) {
+                    let _ = writeln!(out, "    {line}");
+                }
             }
             Err(failure) => {
                 let _ = writeln!(out, "FAIL ({secs:.2}s)");

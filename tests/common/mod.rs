@@ -16,6 +16,25 @@ use tawa_ir::{parse_module, print_module, verify_module, Function, Module};
 use tawa_rs::harness::check::{check_written, Written};
 use triton_examples::{build_inputs, run_reference, Case, ExampleSpec, LaunchArg};
 
+/// Runs the `tawa-rs` binary in the repository root with `args` and the
+/// environment variables `env` (colors off): exit code (-1 when killed),
+/// standard output, standard error.
+pub fn run_tawa(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tawa-rs"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("the tawa-rs binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Reads and validates a launch-case file outside triton-examples (the
 /// `tests/upstream/*.toml` files).
 pub fn load_spec_file(path: &Path) -> Result<ExampleSpec, String> {

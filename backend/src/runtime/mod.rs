@@ -7,8 +7,9 @@
 //! No GPU needed:
 //! - [`compile_cuda`]`(src, kernel_name, &`[`CompileOptions`]`) -> `[`Compiled`]:
 //!   NVRTC for `sm_90a` (`-std=c++17 -lineinfo`, fast math off), PTX + cubin +
-//!   log, through an on-disk cache ([`cache`]) keyed by SHA-256 of source,
-//!   kernel name, options and NVRTC version. `Compiled::cache_hit` tells
+//!   log (with ptxas's resource report: [`Compiled::resources`]), through
+//!   an on-disk cache ([`cache`]) keyed by SHA-256 of source, kernel name,
+//!   options and NVRTC version. `Compiled::cache_hit` tells
 //!   whether NVRTC ran. A rejected source gives [`RuntimeError::Compile`],
 //!   whose message shows each diagnostic with its source line (±1 line).
 //! - [`ptxas_info`]`(ptx) -> `[`PtxasReport`]: `ptxas -arch=sm_90a -v`,

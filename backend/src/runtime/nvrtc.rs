@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use super::cache;
 use super::error::{NvrtcDiagnostic, RuntimeError};
+use super::ptxas::{parse_report, PtxasReport};
 use crate::toolchain;
 
 /// The architecture every kernel is compiled for.
@@ -35,6 +36,10 @@ pub struct CompileOptions {
     /// `-lineinfo`: source lines in the PTX/SASS for profilers and
     /// compute-sanitizer, at no run-time cost.
     pub lineinfo: bool,
+    /// `--ptxas-options=-v`: NVRTC runs ptxas for the cubin anyway; with
+    /// `-v` its log carries ptxas's resource report (registers, spills,
+    /// stack frame) for [`Compiled::resources`], at no extra compile.
+    pub resource_report: bool,
     /// Further options, passed as given (e.g. `-DBLOCK=128`, `-G`).
     pub extra: Vec<String>,
     /// Use the on-disk compile cache (see [`cache`]).
@@ -51,6 +56,7 @@ impl Default for CompileOptions {
             std: "c++17".into(),
             fast_math: false,
             lineinfo: true,
+            resource_report: true,
             extra: Vec::new(),
             use_cache: true,
             cache_dir: None,
@@ -67,6 +73,9 @@ impl CompileOptions {
         ];
         if self.lineinfo {
             args.push("-lineinfo".into());
+        }
+        if self.resource_report {
+            args.push("--ptxas-options=-v".into());
         }
         if self.fast_math {
             args.push("--use_fast_math".into());
@@ -92,6 +101,15 @@ pub struct Compiled {
     pub cache_hit: bool,
     /// The cache key (hex SHA-256), also the cache files' stem.
     pub cache_key: String,
+}
+
+impl Compiled {
+    /// ptxas's resource report of the cubin (registers, spills, stack
+    /// frame per kernel), from NVRTC's log; empty when compiled without
+    /// [`CompileOptions::resource_report`].
+    pub fn resources(&self) -> PtxasReport {
+        parse_report(&self.log)
+    }
 }
 
 type NvrtcProgram = *mut c_void;
@@ -550,7 +568,12 @@ mod tests {
     fn default_options() {
         assert_eq!(
             CompileOptions::default().nvrtc_args(),
-            vec!["--gpu-architecture=sm_90a", "-std=c++17", "-lineinfo"]
+            vec![
+                "--gpu-architecture=sm_90a",
+                "-std=c++17",
+                "-lineinfo",
+                "--ptxas-options=-v"
+            ]
         );
     }
 }

@@ -731,7 +731,11 @@ impl Lowerer<'_> {
                     ));
                 }
                 let n = end.saturating_sub(start);
-                if n & (n - 1) != 0 || n > 1 << 20 {
+                if n > super::expr::MAX_TILE_ELEMENTS {
+                    return Err(Diagnostic::error(span, format!("`tl.arange({start}, {end})` has {n} elements, more than Triton's limit of {} (2^20) per tile", super::expr::MAX_TILE_ELEMENTS))
+                        .with_note("split the range over more programs or loop iterations"));
+                }
+                if n & (n - 1) != 0 {
                     return Err(Diagnostic::error(span, format!("`tl.arange({start}, {end})` has {n} elements, which is not a power of two"))
                         .with_note("Triton ranges have power-of-two lengths; round up and mask the extra elements"));
                 }

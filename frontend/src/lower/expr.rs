@@ -10,6 +10,9 @@ use super::{Lowerer, R};
 use crate::ast::{BoolOpKind, CmpOpKind, Expr, ExprKind, UnaryOpKind};
 use crate::diagnostics::{Diagnostic, Span};
 
+/// Triton's limit on the elements of one tile (`TRITON_MAX_TENSOR_NUMEL`).
+pub const MAX_TILE_ELEMENTS: i128 = 1 << 20;
+
 impl Lowerer<'_> {
     pub fn expr(&mut self, e: &Expr) -> R<Val> {
         match &e.kind {
@@ -693,7 +696,7 @@ impl Lowerer<'_> {
     }
 
     /// A shape argument: an int or a tuple/list of compile-time ints, each
-    /// a power of two.
+    /// a power of two, [`MAX_TILE_ELEMENTS`] in all at most.
     pub fn shape_arg(&self, a: &Arg, what: &str) -> R<Vec<u32>> {
         let items: Vec<Val> = match &a.val {
             Val::Tuple(t) => t.clone(),
@@ -719,18 +722,24 @@ impl Lowerer<'_> {
                     ),
                 ));
             };
-            if d <= 0 || d > (1 << 20) || (d & (d - 1)) != 0 {
+            if d > MAX_TILE_ELEMENTS {
+                return Err(Diagnostic::error(
+                    a.span.clone(),
+                    format!("{what} dimension {d} is more than Triton's limit of {MAX_TILE_ELEMENTS} (2^20) elements per tile"),
+                ));
+            }
+            if d <= 0 || (d & (d - 1)) != 0 {
                 return Err(Diagnostic::error(a.span.clone(), format!("{what} dimension {d} is not a power of two"))
                     .with_note("Triton tiles have power-of-two dimensions; pad the tile and mask the extra elements"));
             }
             out.push(d as u32);
         }
         let numel: u64 = out.iter().map(|&d| d as u64).product();
-        if numel > 1 << 20 {
+        if numel > MAX_TILE_ELEMENTS as u64 {
             return Err(Diagnostic::error(
                 a.span.clone(),
                 format!(
-                    "a tile of shape {} has {numel} elements, more than Triton's limit of 1048576",
+                    "a tile of shape {} has {numel} elements, more than Triton's limit of {MAX_TILE_ELEMENTS} (2^20)",
                     shape_text(&out)
                 ),
             ));

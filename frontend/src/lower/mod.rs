@@ -1345,7 +1345,13 @@ impl<'a> Lowerer<'a> {
         self.loop_depth = saved_loop;
         self.func_name = saved_name;
         r.map_err(|d| {
-            d.with_secondary(call.span.clone(), format!("in this call of `{}`", def.name))
+            // A recursive helper fails at the depth limit through the same
+            // call sites again and again: label each call site once.
+            if d.secondary.iter().any(|(s, _)| *s == call.span) {
+                d
+            } else {
+                d.with_secondary(call.span.clone(), format!("in this call of `{}`", def.name))
+            }
         })?;
         Ok(ret)
     }
@@ -1403,7 +1409,7 @@ impl<'a> Lowerer<'a> {
         }
         for (i, p) in def.params.iter().enumerate() {
             let is_constexpr = match &p.annotation {
-                Some(a) => self.is_constexpr_annotation(a),
+                Some(a) => crate::signature_template::is_constexpr_annotation(a),
                 None => false,
             };
             let define = opts
@@ -1463,22 +1469,7 @@ impl<'a> Lowerer<'a> {
                 self.bind(&p.name, v, &p.span);
                 continue;
             }
-            let pos = i + 1;
-            return Err(if is_constexpr {
-                Diagnostic::error(
-                    p.span.clone(),
-                    format!("no value for constexpr parameter `{}`", p.name),
-                )
-                .with_label("this `tl.constexpr` parameter needs a compile-time value")
-                .with_note(format!(
-                    "give it as entry {pos} of --signature or with `-D {}=VALUE`",
-                    p.name
-                ))
-            } else {
-                Diagnostic::error(p.span.clone(), format!("no type for parameter `{}`", p.name))
-                    .with_label("the kernel's arguments need types")
-                    .with_note(format!("give its type as entry {pos} of --signature, e.g. `*fp16:16` for a pointer or `i32` for an integer"))
-            });
+            return Err(self.missing_signature_entry(def, i, &sig_items, opts));
         }
         let body: Vec<&Stmt> = def.body.iter().collect();
         self.stmts(&body)?;
@@ -1497,6 +1488,62 @@ impl<'a> Lowerer<'a> {
         Ok(self.f)
     }
 
+    /// The error for parameter `i` of `def`, the first with neither a
+    /// signature entry, a `-D` value nor a default: it names every
+    /// parameter still missing a type and shows a complete `--signature`
+    /// to paste (guessed where the user gave nothing).
+    fn missing_signature_entry(
+        &self,
+        def: &FunctionDef,
+        i: usize,
+        sig_items: &[signature::SigItem],
+        opts: &CompileOptions,
+    ) -> Diagnostic {
+        let p = &def.params[i];
+        let pos = i + 1;
+        let template = crate::signature_template::template(def, self.src, sig_items, &opts.defines);
+        let untyped: Vec<&str> = template
+            .entries
+            .iter()
+            .zip(&def.params)
+            .filter(|(e, p)| e.guessed && !e.constexpr && p.default.is_none())
+            .map(|(e, _)| e.param.as_str())
+            .collect();
+        let is_constexpr = template.entries[i].constexpr;
+        let d = if is_constexpr {
+            Diagnostic::error(
+                p.span.clone(),
+                format!("no value for constexpr parameter `{}`", p.name),
+            )
+            .with_label("this `tl.constexpr` parameter needs a compile-time value")
+            .with_note(format!(
+                "give it as entry {pos} of --signature or with `-D {}=VALUE`",
+                p.name
+            ))
+        } else if untyped.len() > 1 {
+            let names: Vec<String> = untyped.iter().map(|n| format!("`{n}`")).collect();
+            Diagnostic::error(
+                def.name_span.clone(),
+                format!(
+                    "no types for {} parameters of `{}`: {}",
+                    untyped.len(),
+                    def.name,
+                    names.join(", ")
+                ),
+            )
+            .with_label("the kernel's arguments need types")
+        } else {
+            Diagnostic::error(p.span.clone(), format!("no type for parameter `{}`", p.name))
+                .with_label("the kernel's arguments need types")
+                .with_note(format!("give its type as entry {pos} of --signature, e.g. `*fp16:16` for a pointer or `i32` for an integer"))
+        };
+        d.with_note(format!(
+            "help: a complete signature, one entry per parameter, the missing ones guessed from the kernel (check pointee types and `:16` hints):\n{}",
+            template.command_line()
+        ))
+        .with_note("or put launch cases in a `.toml` file beside the kernel and pick one with `--case NAME` (see the README)")
+    }
+
     fn const_repr(&self, v: &Val) -> String {
         match v {
             Val::Const(c) => c.repr(),
@@ -1511,15 +1558,6 @@ impl<'a> Lowerer<'a> {
                 }
             }
             other => self.describe(other),
-        }
-    }
-
-    fn is_constexpr_annotation(&mut self, a: &Expr) -> bool {
-        match &a.kind {
-            ExprKind::Str(s) => s.ends_with("constexpr"),
-            ExprKind::Name(n) if n == "constexpr" => true,
-            ExprKind::Attribute { attr, .. } => attr == "constexpr",
-            _ => false,
         }
     }
 
