@@ -60,7 +60,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 9] = [
+const WS_EXAMPLES: [&str; 11] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -70,7 +70,15 @@ const WS_EXAMPLES: [&str; 9] = [
     "gemm_row_reduce",
     "weight_grad",
     "persistent_matmul_clamped",
+    "linear",
+    "matmul_swap_ab",
 ];
+
+/// Examples that read tiles through `trans`: their plain kernels
+/// (`--no-ws`, what the backend emits when nothing is specialized) are
+/// compiled too, since the warp-specialized ones read the transposes from
+/// aref slots instead.
+const TRANS_EXAMPLES: [&str; 2] = ["linear", "matmul_swap_ab"];
 
 fn compile_one(ex: &Example, case: &Case) -> Result<Row, String> {
     let start = Instant::now();
@@ -222,6 +230,123 @@ fn every_example_compiles_to_sm90a_without_spills() {
         jobs.len(),
         failures.join("\n\n")
     );
+}
+
+/// The plain kernels of the examples that transpose tiles compile, use
+/// wgmma, do not spill, and read no transposed operand through a
+/// layout conversion in the main loop (the transpose is a rename).
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn plain_kernels_with_trans_compile() {
+    require_tools();
+    let mut failures = Vec::new();
+    for name in TRANS_EXAMPLES {
+        let ex = triton_examples::load(name).expect("example loads");
+        for case in &ex.spec.cases {
+            let what = format!("{name}/{} (plain)", case.name);
+            let compiled = match compile_case(&ex, case, None) {
+                Ok(c) => c,
+                Err(f) => {
+                    failures.push(format!("{what}: {f}"));
+                    continue;
+                }
+            };
+            // (The plain path may copy tiles with TMA too; only a
+            // warp-specialized kernel splits the registers.)
+            assert!(
+                !compiled.compiled.ptx.contains("setmaxnreg"),
+                "{what}: warp-specialized without options"
+            );
+            if !compiled.compiled.ptx.contains("wgmma.mma_async") {
+                failures.push(format!("{what}: no wgmma.mma_async"));
+            }
+            match ptxas_info(&compiled.compiled.ptx) {
+                Ok(report) => match report.kernel(&compiled.kernel.symbol) {
+                    Some(k) if k.spills() => {
+                        failures.push(format!("{what}: spills\n{}", report.log))
+                    }
+                    Some(_) => eprintln!("ok   {what}"),
+                    None => failures.push(format!("{what}: ptxas reports no kernel")),
+                },
+                Err(e) => failures.push(format!("{what}: ptxas: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `trans` in the forms the examples do not use compiles through NVRTC
+/// and ptxas: a 3-D permutation stored, a transpose of light values
+/// (ranges), one read by elementwise ops and by a dot in the same program,
+/// and a transposed accumulator used again by a dot.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn trans_forms_compile() {
+    require_tools();
+    let source = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def permute3(x_ptr, y_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    a = tl.arange(0, A)[:, None, None]
+    b = tl.arange(0, B)[None, :, None]
+    c = tl.arange(0, C)[None, None, :]
+    x = tl.load(x_ptr + a * B * C + b * C + c)
+    y = tl.permute(x, (2, 0, 1))
+    ya = tl.arange(0, C)[:, None, None]
+    yb = tl.arange(0, A)[None, :, None]
+    yc = tl.arange(0, B)[None, None, :]
+    tl.store(y_ptr + ya * A * B + yb * B + yc, y)
+
+@triton.jit
+def light(y_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    t = tl.trans(r)
+    tl.store(y_ptr + r, t)
+
+@triton.jit
+def reuse(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + offs)
+    b = tl.load(b_ptr + offs)
+    bt = b.T
+    tl.store(d_ptr + offs, bt * 2.0)
+    acc = tl.dot(a, bt)
+    acc2 = tl.dot(a, tl.trans(acc).to(tl.float16))
+    tl.store(c_ptr + offs, acc2)
+"#;
+    for (kernel, signature) in [
+        ("permute3", "*fp16:16, *fp16:16, 4, 8, 16"),
+        ("light", "*i32:16, 32"),
+        ("reuse", "*fp16:16, *fp16:16, *fp32:16, *fp16:16, 64"),
+    ] {
+        let opts = tawa_frontend::CompileOptions {
+            kernel: Some(kernel.into()),
+            signature: Some(signature.into()),
+            ..Default::default()
+        };
+        let module = tawa_frontend::compile("trans.py", source, &opts)
+            .unwrap_or_else(|d| panic!("{kernel}: {}", d.render(false)));
+        let func = module
+            .functions
+            .iter()
+            .find(|f| f.name == kernel)
+            .expect("kernel function");
+        let compiled = tawa_rs::driver::compile_to_cuda("trans.py", source, func, None, false)
+            .unwrap_or_else(|f| panic!("{kernel}: {f}"));
+        let out =
+            tawa_rs::driver::nvrtc(&compiled.source).unwrap_or_else(|f| panic!("{kernel}: {f}"));
+        let report = ptxas_info(&out.ptx).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert!(
+            report.kernels.iter().all(|k| !k.spills()),
+            "{kernel}: {}",
+            report.log
+        );
+        if kernel == "reuse" {
+            assert!(out.ptx.contains("wgmma.mma_async"), "{kernel}: no wgmma");
+        }
+    }
 }
 
 /// The harness's hand-written attention reference kernels compile too (they

@@ -311,6 +311,21 @@ fn weight_grad() {
     check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
 }
 
+/// `tl.dot(x, w.T)`: the weight tile is copied as it lies ([N, K]) and
+/// its slot read through `trans`, K-major.
+#[test]
+fn linear() {
+    check_example("linear", &["ragged", "k_tail_8_warps"]);
+}
+
+/// Both operands are transposes of their slots (`trans(b)` MN-major as
+/// A, `trans(a)` K-major as B), and the accumulator is transposed for
+/// the store.
+#[test]
+fn matmul_swap_ab() {
+    check_example("matmul_swap_ab", &["decode_ragged", "two_row_tiles"]);
+}
+
 /// No masks at all: the inner dimensions have no extent a tensor map can
 /// hold, so the driver keeps the kernel plain (the partitioner alone, on
 /// the unlowered loads, still specializes it).

@@ -291,6 +291,10 @@ struct OperandBuffer {
     /// Byte offset from the start of dynamic shared memory.
     offset: u32,
     smem: OperandSmem,
+    /// The value the dots read: the load's result, or the `trans` of it
+    /// (attention's `k = desc_k.load(..).T`), which the load writes into
+    /// the buffer transposed.
+    operand: Value,
 }
 
 /// How a `dot` operand tile lies in shared memory: in swizzle atoms of 8
@@ -366,7 +370,12 @@ const OPERAND_BUFFER_BUDGET: u32 = 160 * 1024;
 /// it is written (a 128x256 GEMM tile cannot hold its accumulator and both
 /// operands in registers), a loop-invariant operand (attention's `q`) is
 /// written once instead of at every dot, and the pipeliner will later turn
-/// these buffers into multi-stage rings.
+/// these buffers into multi-stage rings. A load read only through one
+/// 2-D `trans` whose uses are all the same operand of `dot`s gets a buffer
+/// for the transpose: the transposed layout is the load's, permuted
+/// (`layout_assign`), so the load's registers are written at their
+/// transposed coordinates, and a row-major `[N, K]` tile read as `b` lies
+/// K-major, as wgmma reads `b` without its transpose bit.
 fn plan_operand_buffers(
     func: &Function,
     layouts: &LayoutMap,
@@ -391,21 +400,43 @@ fn plan_operand_buffers(
         if !ty.is_tensor() || ty.shape().len() != 2 || layouts.home(r).is_none() {
             continue;
         }
-        let Some(users) = uses.get(&r) else { continue };
-        let role = users[0].1;
-        let all_dots = users.iter().all(|&(u, i)| {
-            i == role
-                && i < 2
-                && matches!(func.ops[u].kind, OpKind::Dot { .. })
-                && matches!(layouts.home(func.ops[u].results[0]), Some(Layout::Mma(_)))
-        });
-        if !all_dots {
+        let Some(mut users) = uses.get(&r) else {
+            continue;
+        };
+        let all_dots = |users: &[(tawa_ir::Op, usize)]| {
+            let role = users[0].1;
+            users.iter().all(|&(u, i)| {
+                i == role
+                    && i < 2
+                    && matches!(func.ops[u].kind, OpKind::Dot { .. })
+                    && matches!(layouts.home(func.ops[u].results[0]), Some(Layout::Mma(_)))
+            })
+        };
+        let mut operand = r;
+        if let [(t, 0)] = users.as_slice() {
+            if let OpKind::Trans { perm } = &func.ops[*t].kind {
+                let t_res = func.ops[*t].results[0];
+                let renamed = perm.as_slice() == [1, 0]
+                    && layouts.home(r).and_then(|l| l.permuted(perm)).as_ref()
+                        == layouts.home(t_res);
+                match uses.get(&t_res) {
+                    Some(t_users) if renamed => {
+                        operand = t_res;
+                        users = t_users;
+                    }
+                    _ => continue,
+                }
+            }
+        }
+        if !all_dots(users) {
             continue;
         }
+        let role = users[0].1;
         let k_dim = 1 - role;
+        let ty = func.ty(operand);
         let shape = ty.shape();
         let eb = ty.scalar_type().map_or(4, |s| s.byte_size());
-        let home = layouts.home(r).expect("checked above");
+        let home = layouts.home(operand).expect("checked above");
         // One layout must serve every dot reading the buffer.
         let mut layouts_wanted =
             users
@@ -426,13 +457,13 @@ fn plan_operand_buffers(
         if total + bytes > OPERAND_BUFFER_BUDGET {
             continue;
         }
-        plan.insert(
-            r,
-            OperandBuffer {
-                offset: total,
-                smem,
-            },
-        );
+        let buf = OperandBuffer {
+            offset: total,
+            smem,
+            operand,
+        };
+        plan.insert(r, buf);
+        plan.insert(operand, buf);
         total += bytes;
     }
     (plan, total)
@@ -1126,10 +1157,12 @@ impl<'f> Emitter<'f> {
                 self.views.insert(data.results[0], view);
                 Ok(())
             }
+            // The transposed tile of a load that wrote it, transposed, into
+            // its operand buffer: the dots read the buffer, no registers.
+            OpKind::Trans { .. } if self.operand_buffers.contains_key(&data.results[0]) => Ok(()),
             OpKind::AtomicCas { .. }
             | OpKind::Scan { .. }
             | OpKind::Reshape
-            | OpKind::Trans { .. }
             | OpKind::Join
             | OpKind::Split => Err(unsupported(
                 data.loc,
@@ -1335,9 +1368,20 @@ impl<'f> Emitter<'f> {
                 if let Some(buf) = self.operand_buffers.get(&r).copied() {
                     // Earlier dots may still read the buffer's previous tile.
                     self.barrier();
-                    self.write_operand(name, layout, r, buf.smem, buf.offset);
+                    // The registers of a transposed operand are the load's
+                    // (its layout is the load's, permuted): written as the
+                    // elements of the transpose they are.
+                    let operand_layout = if buf.operand == r {
+                        layout.clone()
+                    } else {
+                        self.layouts.home(buf.operand).cloned().ok_or_else(|| {
+                            unsupported(data.loc, "internal: transposed operand without a layout")
+                        })?
+                    };
+                    self.write_operand(name, &operand_layout, buf.operand, buf.smem, buf.offset);
                 }
             }
+            OpKind::Trans { perm } => self.trans(op, perm, layout, name)?,
             OpKind::Reduce { .. } => self.reduce(op, Some(layout), name)?,
             OpKind::Dot { .. } => self.dot(op, layout, name)?,
             other => {
@@ -2095,6 +2139,41 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
             let e = store_c(rt, &format!("{acc}[r]"));
             self.line(format!("{c} {name}[{rregs}];\n#pragma unroll\nfor (int r = 0; r < {rregs}; ++r) {name}[r] = {e};"));
         }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------- trans
+
+    /// `trans`: in a layout that is the operand's permuted
+    /// ([`Layout::permuted`]) the result's registers are the operand's, so
+    /// the operand is fetched in the inverse permutation of `layout` (a
+    /// rename when that is its home, as `layout_assign` arranges) and
+    /// copied register for register. An MMA layout has no permuted form:
+    /// the transpose is then taken in the default blocked layout and
+    /// converted.
+    fn trans(&mut self, op: Op, perm: &[u32], layout: &Layout, name: &str) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let (src, r) = (data.operands[0], data.results[0]);
+        let mut inverse = vec![0u32; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p as usize] = i as u32;
+        }
+        let c = elem_cty(self.elem(r));
+        let regs = self.regs(r, layout);
+        let a = match layout.permuted(&inverse) {
+            Some(src_layout) => self.tile(src, &src_layout)?,
+            None => {
+                let mid = crate::layout_assign::default_layout(self.ty(r), self.num_warps)
+                    .ok_or_else(|| unsupported(data.loc, "internal: `trans` of a non-tile"))?;
+                let src_layout = mid
+                    .permuted(&inverse)
+                    .ok_or_else(|| unsupported(data.loc, "internal: no permuted default layout"))?;
+                let a = self.tile(src, &src_layout)?;
+                self.convert(r, &a, &mid, layout)?
+            }
+        };
+        self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[r];"));
         Ok(())
     }
 

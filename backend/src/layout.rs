@@ -552,6 +552,52 @@ impl Layout {
         }
     }
 
+    /// The layout of `trans(x, perm)` (result dimension `i` is dimension
+    /// `perm[i]` of `x`) that puts every element in the register and thread
+    /// holding it in `self`, `x`'s layout: the transpose is then a rename,
+    /// as Triton's `tt.trans` infers its result encoding. Blocked layouts
+    /// and slices of them permute their per-dimension vectors; an MMA
+    /// accumulator has no transposed form (`None`), so a transposed
+    /// accumulator is converted first.
+    pub fn permuted(&self, perm: &[u32]) -> Option<Layout> {
+        let rank = self.rank();
+        let mut seen = vec![false; rank];
+        if perm.len() != rank
+            || perm
+                .iter()
+                .any(|&p| (p as usize) >= rank || std::mem::replace(&mut seen[p as usize], true))
+        {
+            return None;
+        }
+        match self {
+            Layout::Blocked(b) => {
+                let pick = |v: &[u32]| perm.iter().map(|&p| v[p as usize]).collect::<Vec<_>>();
+                // `order` lists source dimensions; name them as result ones.
+                let mut result_dim = vec![0; rank];
+                for (i, &p) in perm.iter().enumerate() {
+                    result_dim[p as usize] = i as u32;
+                }
+                Some(Layout::Blocked(Blocked {
+                    size_per_thread: pick(&b.size_per_thread),
+                    threads_per_warp: pick(&b.threads_per_warp),
+                    warps_per_cta: pick(&b.warps_per_cta),
+                    order: b.order.iter().map(|&d| result_dim[d as usize]).collect(),
+                }))
+            }
+            Layout::Mma(_) => None,
+            Layout::Slice { dim, parent } => {
+                // The collapsed dimension stays where it is in the parent;
+                // the others move as the slice's do.
+                let to_parent = |d: u32| if d < *dim { d } else { d + 1 };
+                let mut parent_perm = vec![*dim; rank + 1];
+                for (i, &p) in perm.iter().enumerate() {
+                    parent_perm[to_parent(i as u32) as usize] = to_parent(p);
+                }
+                Some(Layout::slice(*dim, parent.permuted(&parent_perm)?))
+            }
+        }
+    }
+
     /// Whether every element has exactly one (thread, register) holder.
     pub fn is_unique(&self, shape: &[u32]) -> bool {
         let regs = self.regs_per_thread(shape);
@@ -778,6 +824,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `trans` is a rename: register `r` of every thread holds, in the
+    /// permuted layout, the element whose coordinates are the source's
+    /// permuted.
+    #[test]
+    fn permuted_layouts_hold_the_transposed_elements_in_place() {
+        let cases: Vec<(Vec<u32>, u32, u32, Vec<u32>, Vec<u32>)> = vec![
+            (vec![32, 64], 4, 2, vec![1, 0], vec![1, 0]),
+            (vec![64, 128], 8, 2, vec![0, 1], vec![1, 0]),
+            (vec![16, 8], 4, 4, vec![1, 0], vec![1, 0]),
+            (vec![4, 8, 16], 2, 2, vec![2, 1, 0], vec![2, 0, 1]),
+            (vec![4, 8, 16], 4, 4, vec![0, 2, 1], vec![1, 2, 0]),
+        ];
+        for (shape, warps, bytes, order, perm) in cases {
+            let src = Layout::Blocked(Blocked::with_order(&shape, warps, bytes, order));
+            let tshape: Vec<u32> = perm.iter().map(|&p| shape[p as usize]).collect();
+            let t = src.permuted(&perm).expect("blocked layouts permute");
+            check_cover(&t, &tshape, warps);
+            assert_eq!(t.regs_per_thread(&tshape), src.regs_per_thread(&shape));
+            let mut slices = vec![(src.clone(), t.clone(), shape.clone(), tshape.clone())];
+            // A slice along the first dimension, transposed with the rest.
+            if shape.len() == 3 && perm[0] == 0 {
+                let sp: Vec<u32> = perm[1..].iter().map(|&p| p - 1).collect();
+                let s = Layout::slice(0, src.clone());
+                slices.push((
+                    s.clone(),
+                    s.permuted(&sp).expect("slices of blocked layouts permute"),
+                    shape[1..].to_vec(),
+                    tshape[1..].to_vec(),
+                ));
+            }
+            for (from, to, fshape, tshape) in slices {
+                let p: Vec<u32> = if fshape.len() == perm.len() {
+                    perm.clone()
+                } else {
+                    perm[1..].iter().map(|&p| p - 1).collect()
+                };
+                for warp in 0..warps {
+                    for lane in 0..WARP_SIZE {
+                        for r in 0..from.regs_per_thread(&fshape) {
+                            let c = from.coords(&fshape, lane, warp, r);
+                            let want: Vec<u32> = p.iter().map(|&d| c[d as usize]).collect();
+                            assert_eq!(
+                                to.coords(&tshape, lane, warp, r),
+                                want,
+                                "{from} -> {to}, lane {lane} warp {warp} reg {r}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let mma = Layout::Mma(Mma {
+            version: MmaVersion::V3,
+            warps_per_cta: [4, 1],
+            instr_n: 64,
+        });
+        assert_eq!(mma.permuted(&[1, 0]), None);
+        let b = Layout::Blocked(Blocked::default_for(&[8, 8], 1, 2));
+        assert_eq!(b.permuted(&[0, 0]), None, "not a permutation");
+        assert_eq!(b.permuted(&[0]), None, "wrong rank");
     }
 
     #[test]

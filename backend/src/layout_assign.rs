@@ -25,7 +25,10 @@
 //!   the loop body before loop-carried ones), so expensive values never
 //!   move; `broadcast` keeps its operand's layout;
 //!   `reduce` along `d` gives `Slice(d, operand)`; `expand_dims(d)` of a
-//!   `Slice(d, P)` gives back `P`.
+//!   `Slice(d, P)` gives back `P`; `trans` permutes its operand's layout
+//!   ([`Layout::permuted`]), so a transpose moves no data (a transposed
+//!   MMA accumulator, which has no permuted form, takes the default
+//!   layout and is converted).
 //! - **Loops.** Loop-carried values take the layout of their initial value,
 //!   then, if the body yields a heavy value in another layout, the carried
 //!   value switches to that layout and the body is assigned again (the
@@ -516,7 +519,18 @@ impl Assigner<'_> {
                     }
                 }
             }
-            OpKind::Reshape | OpKind::Trans { .. } | OpKind::Join => {
+            // The operand's layout, permuted: a rename, no data moves. A
+            // transposed accumulator (no permuted MMA layout) is converted
+            // to the default layout of the operand's shape first.
+            OpKind::Trans { perm } => {
+                let r = res.unwrap();
+                let layout = self.map.home[ops[0]]
+                    .as_ref()
+                    .and_then(|l| l.permuted(perm))
+                    .or_else(|| self.default_for(r));
+                self.set(r, layout, heavy_in);
+            }
+            OpKind::Reshape | OpKind::Join => {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);
             }

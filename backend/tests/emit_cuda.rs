@@ -114,3 +114,61 @@ fn unsupported_warp_specialized_ir_is_refused_with_its_location() {
         )
     );
 }
+
+/// The text of the kernel's main loop from its `// dot ` comment on.
+fn first_dot(body: &str) -> &str {
+    &body[body.find("// dot ").expect("a dot in the loop")..]
+}
+
+#[test]
+fn linear_reads_the_weight_transpose_k_major_from_its_operand_buffer() {
+    // `tl.dot(x, w.T)`: the loaded [BLOCK_N, BLOCK_K] tile is written, at
+    // its transposed coordinates, into a K-major buffer with 16-byte
+    // stores; the transpose itself emits nothing and nothing converts.
+    let text = cuda("linear", "ragged");
+    let body = main_loop(&text);
+    assert!(
+        !body.contains("// convert") && !body.contains("through shared memory"),
+        "conversion in the K loop:\n{body}"
+    );
+    assert_eq!(
+        body.matches("*(uint4*)(tw_smem_raw + ").count(),
+        2,
+        "x and w.T are not both written to their buffers with 16-byte stores:\n{body}"
+    );
+    let dot = first_dot(body);
+    assert!(dot.contains("wgmma.mma_async"), "no wgmma:\n{dot}");
+    assert!(
+        !dot.contains("tw_desc_mn"),
+        "an operand is read MN-major:\n{dot}"
+    );
+    // Neither operand is staged at the dot: both come from their buffers.
+    let setup = &dot[..dot.find("wgmma.fence").expect("a wgmma fence")];
+    assert!(
+        !setup.contains("tw_swz("),
+        "an operand is staged at the dot:\n{setup}"
+    );
+}
+
+#[test]
+fn swap_ab_reads_the_transposed_b_mn_major_and_converts_the_accumulator_once() {
+    let text = cuda("matmul_swap_ab", "decode_ragged");
+    let body = main_loop(&text);
+    assert!(
+        !body.contains("// convert") && !body.contains("through shared memory"),
+        "conversion in the K loop:\n{body}"
+    );
+    let dot = first_dot(body);
+    // trans(b), contiguous along the MMA's M: MN-major, the transpose bit
+    // set for A only ("p, 1, 1, 1, 0").
+    assert!(dot.contains("tw_desc_mn"), "A is not read MN-major:\n{dot}");
+    assert!(dot.contains("p, 1, 1, 1, 0;"), "transpose bits:\n{dot}");
+    // The transposed accumulator: one trip through shared memory, after
+    // the loop.
+    let after = &text[text.find(body).unwrap() + body.len()..];
+    assert_eq!(
+        after.matches("through shared memory").count() + after.matches("// convert").count(),
+        1,
+        "the accumulator is not converted exactly once:\n{after}"
+    );
+}

@@ -266,6 +266,24 @@ fn weight_grad_reads_x_transposed_through_tma() {
 }
 
 #[test]
+fn transposed_operands_are_copied_as_they_lie() {
+    // `tl.dot(x, w.T)`: W's tile is copied [BLOCK_N, BLOCK_K], K innermost,
+    // and read through `trans`; swap-AB transposes both row-major tiles.
+    example("linear", &["square_8192", "ragged"], |_, f, p| {
+        assert!(!tma(f, p, "x").is_transposed());
+        assert!(!tma(f, p, "w").is_transposed());
+    });
+    example(
+        "matmul_swap_ab",
+        &["decode_16x8192x8192", "decode_ragged"],
+        |_, f, p| {
+            assert!(!tma(f, p, "a").is_transposed());
+            assert!(!tma(f, p, "b").is_transposed());
+        },
+    );
+}
+
+#[test]
 fn clamped_persistent_matmul_loads_are_tma() {
     example(
         "persistent_matmul_clamped",

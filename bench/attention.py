@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Attention forward: cuDNN (torch SDPA), Triton on the tutorial 06 source
+and tawa-rs on the same source, same shapes, same run; a markdown table.
+
+    python3 bench/attention.py --tutorial /path/to/06-fused-attention.py \
+        --tawa gpu-bin/tawa-rs [--case noncausal_d128_4k ...] \
+        [--iters 20] [--reps 2] [--triton-configs quick|full] \
+        [--out attention.md] [--json attention.jsonl]
+
+The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
+(`--cases-file`): fp16, B = 4, H = 32, N_CTX = 4096 and 16384, head dim
+128 and 64, causal and not. For each shape, `--reps` times over:
+
+- in this process, interleaved call by call (CUDA events, warm-up, median
+  of `--iters`): torch's `scaled_dot_product_attention` with the cuDNN
+  backend forced (flash attention where cuDNN is not available; the table
+  says which), and Triton running the tutorial's `_attn_fwd` as the
+  tutorial launches it on this GPU (`@triton.jit` functions taken from the
+  file's source, as `bench/triton_same_source.py` does; on Hopper
+  warp-specialized with device-side descriptors, or not with host
+  `TensorDescriptor`s), with the best of the tutorial's configurations for
+  the shape (`--triton-configs quick`: BLOCK_M 128, BLOCK_N 64/128, 3
+  stages, 4/8 warps, warp specialization on and off where the tutorial
+  offers it; `full`: the tutorial's whole autotuning space);
+- then `tawa-rs bench --json --no-baseline` on the same case (its own
+  process: it checks the case against cuBLAS and a reference softmax,
+  then times it with CUDA events over rotated inputs).
+
+The reported time of each is the median over the repetitions. TFLOP/s
+count the tutorial's flops (two matmuls, halved when causal). Triton's
+and cuDNN's outputs are checked against each other before timing.
+
+Needs PyTorch, Triton (3.5 or 3.6, whose tutorial this is) and a CUDA GPU;
+fails with a message, not a hang, when any of them, the tutorial, the
+binary or a case is missing (a watchdog ends the run after `--timeout`
+seconds). Exit code 1 when any measurement failed.
+"""
+import argparse
+import faulthandler
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def die(msg):
+    print(f"attention.py: {msg}", file=sys.stderr, flush=True)
+    sys.exit(2)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--tutorial", required=True, help="the unmodified 06-fused-attention.py")
+    p.add_argument("--tawa", default=os.path.join(ROOT, "gpu-bin", "tawa-rs"),
+                   help="the tawa-rs binary (default gpu-bin/tawa-rs)")
+    p.add_argument("--cases-file", default=os.path.join(ROOT, "tests", "upstream", "06-fused-attention.toml"))
+    p.add_argument("--case", action="append", help="only these large cases (repeatable)")
+    p.add_argument("--iters", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--reps", type=int, default=2)
+    p.add_argument("--triton-configs", choices=["quick", "full"], default="quick")
+    p.add_argument("--tawa-flag", action="append", default=[],
+                   help="extra flag for `tawa-rs bench` (repeatable), e.g. --tawa-flag=--mma-depth=1")
+    p.add_argument("--out", help="also write the markdown table here")
+    p.add_argument("--json", help="also write one JSON object per shape here")
+    p.add_argument("--timeout", type=float, default=540.0,
+                   help="seconds after which the whole run is stopped (default 540)")
+    return p.parse_args()
+
+
+def import_gpu_stack():
+    try:
+        import torch
+    except ImportError as e:
+        die(f"PyTorch is not installed ({e})")
+    try:
+        import triton
+    except ImportError as e:
+        die(f"Triton is not installed ({e})")
+    if not torch.cuda.is_available():
+        die("no CUDA GPU is visible to PyTorch")
+    sys.path.insert(0, HERE)
+    from triton_same_source import load_kernel, time_interleaved
+    return torch, triton, load_kernel, time_interleaved
+
+
+def large_cases(path, only):
+    try:
+        with open(path, "rb") as f:
+            spec = tomllib.load(f)
+    except OSError as e:
+        die(f"cannot read the launch cases: {e}")
+    cases = [c for c in spec["case"] if "large" in c.get("tags", [])]
+    if only:
+        names = {c["name"] for c in cases}
+        missing = [n for n in only if n not in names]
+        if missing:
+            die(f"no large case {', '.join(missing)} in {path} (there are: {', '.join(sorted(names))})")
+        cases = [c for c in cases if c["name"] in only]
+    if not cases:
+        die(f"no large cases in {path}")
+    shapes = []
+    for c in cases:
+        s, k = c["sizes"], c["constexprs"]
+        shapes.append({
+            "case": c["name"], "B": s["Z"], "H": s["H"], "N": s["N_CTX"], "D": k["HEAD_DIM"],
+            "causal": k["STAGE"] == 3,
+        })
+    return spec, shapes
+
+
+def flops(shape):
+    f = 4.0 * shape["B"] * shape["H"] * shape["N"] ** 2 * shape["D"]
+    return f / 2 if shape["causal"] else f
+
+
+def triton_configs(torch, shape, which):
+    """The tutorial's configurations (its `keep` and `prune_invalid_configs`
+    rules and `BLOCK_N <= HEAD_DIM`), crossed with warp specialization where
+    the tutorial's benchmark offers it on this GPU."""
+    major = torch.cuda.get_device_capability()[0]
+    hopper, blackwell = major == 9, major == 10
+    if which == "full":
+        space = [(bm, bn, s, w) for bm in (64, 128) for bn in (32, 64, 128)
+                 for s in (2, 3, 4) for w in (4, 8)]
+    else:
+        space = [(128, bn, 3, w) for bn in (64, 128) for w in (4, 8)]
+    keep = [c for c in space
+            if not (hopper and c[0] * c[1] < 128 * 128 and c[3] == 8)
+            and c[0] <= shape["N"] and c[1] <= shape["D"]
+            and (c[0] >= c[1] or not shape["causal"])]
+    ws_options = [False, True] if (blackwell or (hopper and not shape["causal"])) else [False]
+    return [(bm, bn, s, w, ws) for (bm, bn, s, w) in keep for ws in ws_options]
+
+
+class TritonAttention:
+    """`_attn_fwd` launched as the tutorial's `_attention.forward` does."""
+
+    def __init__(self, torch, triton, kernel, q, k, v, causal, sm_scale):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        self.torch, self.triton, self.kernel = torch, triton, kernel
+        self.TensorDescriptor = TensorDescriptor
+        self.q, self.k, self.v, self.causal, self.sm_scale = q, k, v, causal, sm_scale
+        self.o = torch.empty_like(q)
+        self.M = torch.empty(q.shape[:3], device=q.device, dtype=torch.float32)
+        major = torch.cuda.get_device_capability()[0]
+        self.hopper = major == 9
+        self.host_descriptors = major >= 9
+        triton.set_allocator(lambda size, align, _: torch.empty(size, dtype=torch.int8, device="cuda"))
+
+    def launcher(self, config):
+        bm, bn, stages, warps, ws = config
+        B, H, N, D = self.q.shape
+        # The tutorial: host descriptors where the GPU has TMA, except on
+        # Hopper with warp specialization (device-side descriptors there).
+        if self.host_descriptors and not (self.hopper and ws):
+            y = B * H * N
+            desc = lambda t, rows: self.TensorDescriptor(t, shape=[y, D], strides=[D, 1], block_shape=[rows, D])
+            args = (desc(self.q, bm), desc(self.k, bn), desc(self.v, bn), desc(self.o, bm))
+        else:
+            args = (self.q, self.k, self.v, self.o)
+        grid = (self.triton.cdiv(N, bm), B * H, 1)
+        kernel = self.kernel
+
+        def run():
+            kernel[grid](self.sm_scale, self.M, B, H, *args, N_CTX=N, HEAD_DIM=D,
+                         BLOCK_M=bm, BLOCK_N=bn, FP8_OUTPUT=False, STAGE=3 if self.causal else 1,
+                         warp_specialize=ws, IS_HOPPER=self.hopper,
+                         num_warps=warps, num_stages=stages)
+        return run
+
+
+def sdpa_launcher(torch, q, k, v, causal, sm_scale):
+    """SDPA with cuDNN forced, else flash attention; (run, backend name)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    backends = [(getattr(SDPBackend, "CUDNN_ATTENTION", None), "cuDNN"),
+                (SDPBackend.FLASH_ATTENTION, "flash")]
+    for backend, label in backends:
+        if backend is None:
+            print(f"  SDPA {label}: not in torch {torch.__version__}", file=sys.stderr)
+            continue
+
+        def run(backend=backend):
+            with sdpa_kernel([backend]):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=sm_scale)
+        try:
+            out = run()
+            torch.cuda.synchronize()
+            return run, label, out
+        except RuntimeError as e:
+            print(f"  SDPA {label} not available: {str(e).splitlines()[0]}", file=sys.stderr)
+    raise RuntimeError("neither the cuDNN nor the flash SDPA backend runs this shape")
+
+
+def rel_error(torch, a, b):
+    a, b = a.float(), b.float()
+    return (torch.linalg.norm(a - b) / torch.linalg.norm(b)).item()
+
+
+def tawa_bench(binary, example, case, iters, flags, deadline):
+    cmd = [binary, "bench", example, "--case", case, "--iters", str(iters), "--json", "--no-baseline"] + flags
+    # Ends before the watchdog, so that the child is not left running.
+    left = deadline - time.monotonic() - 5
+    if left < 10:
+        return None, "no time left for tawa-rs"
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=left)
+    except subprocess.TimeoutExpired:
+        return None, f"`{' '.join(cmd)}` timed out"
+    rows = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    if proc.returncode != 0 or not rows:
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-3:]
+        return None, f"tawa-rs bench exited {proc.returncode}: " + " | ".join(tail)
+    return rows[0], None
+
+
+def fmt(x, digits=1):
+    return "—" if x is None else f"{x:.{digits}f}"
+
+
+def main():
+    opts = parse_args()
+    faulthandler.dump_traceback_later(opts.timeout, exit=True)
+    deadline = time.monotonic() + opts.timeout
+    if not os.path.isfile(opts.tutorial):
+        die(f"{opts.tutorial}: no such file (the upstream tutorial is not part of the repository)")
+    binary = shutil.which(opts.tawa) or (opts.tawa if os.access(opts.tawa, os.X_OK) else None)
+    if binary is None:
+        die(f"{opts.tawa}: no tawa-rs binary (bench/build-gpu-bin.sh builds gpu-bin/tawa-rs)")
+    spec, shapes = large_cases(opts.cases_file, opts.case)
+    torch, triton, load_kernel, time_interleaved = import_gpu_stack()
+
+    # tawa-rs reads the launch cases beside the kernel file.
+    work = tempfile.mkdtemp(prefix="tawa-attention-")
+    example = os.path.join(work, "06-fused-attention.py")
+    shutil.copyfile(opts.tutorial, example)
+    shutil.copyfile(opts.cases_file, os.path.join(work, "06-fused-attention.toml"))
+    kernel = load_kernel(opts.tutorial, spec["kernel"])
+
+    device = torch.cuda.get_device_name()
+    print(f"device {device}; torch {torch.__version__}, triton {triton.__version__}; "
+          f"median of {opts.iters} runs x {opts.reps} repetitions", file=sys.stderr, flush=True)
+    rows, failed = [], False
+    torch.manual_seed(1)
+    for shape in shapes:
+        B, H, N, D, causal = shape["B"], shape["H"], shape["N"], shape["D"], shape["causal"]
+        print(f"{shape['case']}: B={B} H={H} N={N} D={D} causal={causal}", file=sys.stderr, flush=True)
+        row = dict(shape, device=device, torch=torch.__version__, triton=triton.__version__)
+        q, k, v = (torch.randn((B, H, N, D), device="cuda", dtype=torch.float16) for _ in range(3))
+        sm_scale = 1.0 / math.sqrt(D)
+        try:
+            sdpa, row["sdpa_backend"], ref = sdpa_launcher(torch, q, k, v, causal, sm_scale)
+        except RuntimeError as e:
+            sdpa, row["sdpa_backend"], ref = None, None, None
+            row["sdpa_error"] = str(e)
+            failed = True
+        # Triton: the best of the tutorial's configurations that is correct.
+        tri = TritonAttention(torch, triton, kernel, q, k, v, causal, sm_scale)
+        best = None
+        for config in triton_configs(torch, shape, opts.triton_configs):
+            run = tri.launcher(config)
+            try:
+                run()
+                torch.cuda.synchronize()
+            except Exception as e:  # a config the compiler refuses (shared memory, ...)
+                print(f"  triton {config}: {type(e).__name__}: {str(e).splitlines()[0][:200]}", file=sys.stderr)
+                continue
+            if ref is not None:
+                err = rel_error(torch, tri.o, ref)
+                if not err < 1e-2:
+                    print(f"  triton {config}: wrong (rel. error {err:.2e})", file=sys.stderr)
+                    continue
+            (ms,) = time_interleaved([run], max(3, opts.iters // 4), 2)
+            if best is None or ms < best[0]:
+                best = (ms, config, run)
+        if best is None:
+            row["triton_error"] = "no configuration of the tutorial ran correctly"
+            failed = True
+        else:
+            bm, bn, s, w, ws = best[1]
+            row["triton_config"] = f"{bm}x{bn}, {w} warps, {s} stages, ws={'on' if ws else 'off'}"
+        sdpa_ms, triton_ms, tawa_ms = [], [], []
+        for _ in range(opts.reps):
+            fns = [f for f in (sdpa, best and best[2]) if f is not None]
+            if fns:
+                medians = time_interleaved(fns, opts.iters, opts.warmup)
+                if sdpa is not None:
+                    sdpa_ms.append(medians.pop(0))
+                if best is not None:
+                    triton_ms.append(medians.pop(0))
+            result, err = tawa_bench(binary, example, shape["case"], opts.iters, opts.tawa_flag, deadline)
+            if err:
+                row["tawa_error"] = err
+                failed = True
+                print(f"  {err}", file=sys.stderr)
+                break
+            tawa_ms.append(result["kernel_ms"]["median"])
+            row["tawa_checked_against"] = result.get("checked_against")
+        f = flops(shape)
+        for name, samples in (("sdpa", sdpa_ms), ("triton", triton_ms), ("tawa", tawa_ms)):
+            ms = statistics.median(samples) if samples else None
+            row[f"{name}_ms"] = ms
+            row[f"{name}_tflops"] = f / ms * 1e-9 if ms else None
+        ratio = lambda a, b: row[f"{b}_ms"] / row[f"{a}_ms"] if row[f"{a}_ms"] and row[f"{b}_ms"] else None
+        row["tawa_vs_triton"] = ratio("tawa", "triton")
+        row["tawa_vs_sdpa"] = ratio("tawa", "sdpa")
+        rows.append(row)
+        # Free this shape's tensors (the launchers hold them) before the next.
+        q = k = v = tri = ref = sdpa = best = None
+        torch.cuda.empty_cache()
+
+    lines = [
+        f"Attention forward, fp16, on {device} (torch {torch.__version__}, Triton {triton.__version__}); "
+        f"TFLOP/s from the median of {opts.iters} runs x {opts.reps} repetitions; ratio = other's time / tawa-rs's time.",
+        "",
+        "| case | B×H×N, d | causal | SDPA TFLOP/s | Triton 06 TFLOP/s (config) | tawa-rs TFLOP/s | tawa / Triton | tawa / SDPA |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        sdpa = f"{fmt(r['sdpa_tflops'])} ({r['sdpa_backend']})" if r.get("sdpa_backend") else "failed"
+        trit = f"{fmt(r['triton_tflops'])} ({r['triton_config']})" if r.get("triton_config") else "failed"
+        tawa = fmt(r["tawa_tflops"]) if r["tawa_ms"] else "failed"
+        lines.append(
+            f"| {r['case']} | {r['B']}×{r['H']}×{r['N']}, {r['D']} | {'yes' if r['causal'] else 'no'} "
+            f"| {sdpa} | {trit} | {tawa} | {fmt(r['tawa_vs_triton'], 3)}x | {fmt(r['tawa_vs_sdpa'], 3)}x |")
+    errors = [f"- {r['case']}: {r[k]}" for r in rows for k in ("sdpa_error", "triton_error", "tawa_error") if k in r]
+    if errors:
+        lines += ["", "Failures:", *errors]
+    lines += ["", "Command: `" + " ".join([os.path.basename(sys.executable)] + sys.argv) + "`"]
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if opts.out:
+        with open(opts.out, "w") as f:
+            f.write(table)
+    if opts.json:
+        with open(opts.json, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    faulthandler.cancel_dump_traceback_later()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
