@@ -1,0 +1,39 @@
+"""Kernels of the CPU tests (the compiler reads this file)."""
+
+import tawa as triton
+import tawa.language as tl
+
+SCALE: tl.constexpr = tl.constexpr(2)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offs = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y * SCALE, mask=mask)
+
+
+@triton.jit(do_not_specialize=["n"])
+def scale_kernel(x_ptr, n, stride, alpha, FLAG: tl.constexpr = False, DTYPE: tl.constexpr = tl.float32):
+    offs = tl.arange(0, 128)
+    x = tl.load(x_ptr + offs * stride, mask=offs < n)
+    if FLAG:
+        x = x * alpha
+    tl.store(x_ptr + offs * stride, x.to(DTYPE), mask=offs < n)
+
+
+@triton.jit
+def desc_copy_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    tile = in_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    out_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], tile)
+
+
+@triton.jit
+def broken_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, undefined_name)
