@@ -25,6 +25,7 @@ import threading
 
 from . import language as tl
 from ._errors import unsupported
+from .runtime.driver import driver as _driver
 
 #: Launch options a call takes besides the kernel's parameters, and their
 #: defaults (Triton's).
@@ -96,6 +97,7 @@ class KernelParam:
         self.has_default = param.default is not inspect.Parameter.empty
         self.do_not_specialize = do_not_specialize
         self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+        self.specialize_alignment = not (do_not_specialize or do_not_specialize_on_alignment)
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise unsupported(f"`{param}` in a kernel's parameters", "*args / **kwargs parameters")
 
@@ -117,39 +119,82 @@ def specialize(param: KernelParam, value):
     launch values this argument contributes."""
     if param.is_constexpr:
         return ("c", constexpr_key(value)), ()
-    t = type(value)
-    if t is bool:
-        return ("b",), (int(value),)
-    if t is int:
-        if param.do_not_specialize:
-            return ("i", _int_type(value, param.name), False), (value,)
-        if value == 1:
-            return ("one",), ()
-        return ("i", _int_type(value, param.name), value % 16 == 0), (value,)
-    if t is float:
-        return ("f",), (value,)
-    if hasattr(value, "data_ptr"):
-        if getattr(value, "is_cuda", True) is False:
-            raise ValueError(
-                f"argument `{param.name}` is a tensor on {getattr(value, 'device', 'the CPU')}; "
-                f"tawa kernels take CUDA tensors")
-        ptr = value.data_ptr()
-        aligned = (ptr % 16 == 0) and not (param.do_not_specialize or param.do_not_specialize_on_alignment)
-        return ("p", dtype_name(value.dtype), aligned), (ptr,)
+    f = _SPECIALIZERS.get(type(value))
+    if f is None:
+        f = _specializer_for(type(value), param)
+    return f(param, value)
+
+
+def _spec_bool(param, value):
+    return ("b",), (int(value),)
+
+
+def _spec_int(param, value):
+    if param.do_not_specialize:
+        return ("i", _int_type(value, param.name), False), (value,)
+    if value == 1:
+        return _ONE, ()
+    if -(2**31) <= value < 2**31:
+        return ("i", "i32", not value & 15), (value,)
+    return ("i", _int_type(value, param.name), value % 16 == 0), (value,)
+
+
+_ONE = ("one",)
+
+
+def _spec_float(param, value):
+    return ("f",), (value,)
+
+
+def _spec_tensor(param, value):
+    if getattr(value, "is_cuda", True) is False:
+        raise ValueError(
+            f"argument `{param.name}` is a tensor on {getattr(value, 'device', 'the CPU')}; "
+            f"tawa kernels take CUDA tensors")
+    ptr = value.data_ptr()
+    dt = value.dtype
+    name = _dtype_names.get(dt) or dtype_name(dt)
+    return ("p", name, not ptr & 15 and param.specialize_alignment), (ptr,)
+
+
+def _spec_desc(param, value):
+    base = value.base
+    if value.padding != "zero":
+        raise unsupported(f"TensorDescriptor(padding={value.padding!r})")
+    ptr = base.data_ptr()
+    shape = tuple(int(s) for s in value.shape)
+    strides = tuple(int(s) for s in value.strides)
+    block = tuple(int(b) for b in value.block_shape)
+    if len(block) != len(shape):
+        raise ValueError(f"argument `{param.name}`: a TensorDescriptor of {len(shape)} dimensions "
+                         f"with block_shape {list(block)}")
+    return ("d", dtype_name(base.dtype), block, len(shape)), (ptr,) + shape + strides
+
+
+def _spec_constexpr(param, value):
+    return ("c", constexpr_key(value)), ()
+
+
+_SPECIALIZERS = {bool: _spec_bool, int: _spec_int, float: _spec_float, str: _spec_constexpr,
+                 type(None): _spec_constexpr, tl.dtype: _spec_constexpr, tl.constexpr: _spec_constexpr}
+
+
+def _specializer_for(t, param):
+    """The specializer of values of type `t` (remembered per type)."""
     from .tools.tensor_descriptor import TensorDescriptor
-    if isinstance(value, TensorDescriptor):
-        base = value.base
-        ptr = base.data_ptr()
-        shape = tuple(int(s) for s in value.shape)
-        strides = tuple(int(s) for s in value.strides)
-        block = tuple(int(b) for b in value.block_shape)
-        return ("d", dtype_name(base.dtype), block, len(shape)), (ptr,) + shape + strides
-    if value is None or isinstance(value, (str, tl.dtype, tl.constexpr)) or _is_torch_dtype(value):
-        return ("c", constexpr_key(value)), ()
-    if isinstance(value, JITFunction):
-        return ("c", constexpr_key(value)), ()
-    raise TypeError(f"argument `{param.name}` of type {t.__name__} cannot be passed to a tawa kernel "
-                    f"(tensors, ints, floats, bools, TensorDescriptors and constexprs can)")
+    if issubclass(t, TensorDescriptor):
+        f = _spec_desc
+    elif hasattr(t, "data_ptr"):
+        f = _spec_tensor
+    elif t.__module__ == "torch" and t.__name__ == "dtype":
+        f = _spec_constexpr
+    elif issubclass(t, (JITFunction, _MockTensor)):
+        f = _spec_constexpr
+    else:
+        raise TypeError(f"argument `{param.name}` of type {t.__name__} cannot be passed to a tawa kernel "
+                        f"(tensors, ints, floats, bools, TensorDescriptors and constexprs can)")
+    _SPECIALIZERS[t] = f
+    return f
 
 
 def _is_torch_dtype(v) -> bool:
@@ -246,6 +291,8 @@ class KernelInterface:
 
 def evaluate_grid(grid, named_args):
     """The launch grid as three ints."""
+    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 <= grid[0] < 2**31:
+        return (grid[0], 1, 1)
     if callable(grid):
         grid = grid(named_args)
     if isinstance(grid, int):
@@ -300,7 +347,9 @@ class CompiledKernel:
     def __getitem__(self, grid):
         def runner(*args, **kwargs):
             named, key, values, _ = self.fn._bind(args, kwargs)
-            if key != self.key:
+            # Launch options were fixed at compile time; the arguments must
+            # specialize the same way.
+            if key[:-1] != self.key[:-1]:
                 raise ValueError(
                     f"the arguments of this call to `{self.name}` do not match the specialization "
                     f"it was compiled for ({self.fn._describe(self.key)}; this call: {self.fn._describe(key)})")
@@ -418,24 +467,28 @@ class JITFunction(KernelInterface):
         (defaults included, for the grid), the specialization key, the
         launch values, and the launch options."""
         params = self.params
-        if len(args) > len(params):
-            raise TypeError(f"`{self.__name__}` takes {len(params)} arguments, {len(args)} given")
-        named = {}
-        options = dict(OPTIONS)
-        for k, v in kwargs.items():
-            if k in OPTIONS:
-                options[k] = v
-                if k not in self._param_index:
-                    continue
-            if k not in self._param_index:
-                raise TypeError(
-                    f"`{self.__name__}` got an unexpected keyword argument `{k}` "
-                    f"(parameters: {', '.join(self.arg_names)})")
-            named[k] = v
-        for p, v in zip(params, args):
-            if p.name in named:
-                raise TypeError(f"`{self.__name__}` got multiple values for argument `{p.name}`")
-            named[p.name] = v
+        nargs = len(args)
+        if nargs > len(params):
+            raise TypeError(f"`{self.__name__}` takes {len(params)} arguments, {nargs} given")
+        named = dict(zip(self.arg_names, args))
+        options = OPTIONS
+        if kwargs:
+            index = self._param_index
+            for k, v in kwargs.items():
+                if k in OPTIONS:
+                    if options is OPTIONS:
+                        options = dict(OPTIONS)
+                    options[k] = v
+                    if k not in index:
+                        continue
+                i = index.get(k)
+                if i is None:
+                    raise TypeError(
+                        f"`{self.__name__}` got an unexpected keyword argument `{k}` "
+                        f"(parameters: {', '.join(self.arg_names)})")
+                if i < nargs:
+                    raise TypeError(f"`{self.__name__}` got multiple values for argument `{k}`")
+                named[k] = v
         key = []
         values = []
         for p in params:
@@ -445,7 +498,13 @@ class JITFunction(KernelInterface):
                 if not p.has_default:
                     raise TypeError(f"`{self.__name__}` is missing argument `{p.name}`") from None
                 v = named[p.name] = p.default
-            k, vals = specialize(p, v)
+            if p.is_constexpr:
+                key.append(("c", constexpr_key(v)))
+                continue
+            f = _SPECIALIZERS.get(type(v))
+            if f is None:
+                f = _specializer_for(type(v), p)
+            k, vals = f(p, v)
             key.append(k)
             values.extend(vals)
         key.append((options["num_warps"], options["num_stages"]))
@@ -581,8 +640,7 @@ class JITFunction(KernelInterface):
         dims = evaluate_grid(grid, named)
         if dims[0] * dims[1] * dims[2] == 0:
             return
-        from .runtime.driver import driver
-        d = driver.active
+        d = _driver.active
         d.launch(kernel.kernel, dims, values, d.get_current_device())
 
     def warmup(self, *args, grid, **kwargs):

@@ -301,6 +301,10 @@ class CompiledKernelTest(DriverTest):
         self.assertEqual(self.driver.launches[0][1], (3, 1, 1))
         with self.assertRaisesRegex(ValueError, "do not match the specialization"):
             k[(1,)](x, x, x, 100, 128)
+        # As tutorial 02 does: compiled with options, launched positionally.
+        k8 = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, num_warps=8, grid=(1,))
+        k8[(2, 1, 1)](x, x, x, 100, 64)
+        self.assertEqual(self.driver.launches[-1][0].num_threads, 256)
 
 
 class HelpersTest(unittest.TestCase):

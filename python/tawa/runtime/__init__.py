@@ -11,10 +11,11 @@ def _ext():
 
 
 from .driver import driver  # noqa: E402
-from .. import _jit as jit  # noqa: E402
-from .._jit import JITFunction, KernelInterface  # noqa: E402
-from .._autotune import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: E402
-from .._errors import Unsupported  # noqa: E402
+from .._errors import Unsupported  # noqa: E402,F401
+
+# Defined where `tawa` defines them (which imports this package first).
+_FROM_JIT = {"JITFunction", "KernelInterface", "jit"}
+_FROM_AUTOTUNE = {"Autotuner", "Config", "Heuristics", "autotune", "heuristics"}
 
 
 
@@ -27,6 +28,12 @@ class OutOfResources(Exception):
 
 
 def __getattr__(name):
+    if name in _FROM_JIT:
+        from .. import _jit
+        return _jit if name == "jit" else getattr(_jit, name)
+    if name in _FROM_AUTOTUNE:
+        from .. import _autotune
+        return getattr(_autotune, name)
     if name.startswith("__"):
         raise AttributeError(name)
     raise unsupported(f"triton.runtime.{name}")
