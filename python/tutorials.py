@@ -2,13 +2,13 @@
 """Runs Triton tutorials (or any Triton script) with `tawa` in place of
 `triton`, changing nothing but the import lines.
 
-    python3 python/tutorials.py [--keep DIR] [--timeout S] [--print-imports] FILE.py [-- ARGS...]
+    python3 python/tutorials.py [--keep DIR] [--timeout S] [--pytest EXPR] FILE.py [-- ARGS...]
 
 Each file is copied into a temporary folder (or DIR) with its `triton`
 imports rewritten (`import triton` -> `import tawa as triton`, `import
 triton.language as tl` -> `import tawa.language as tl`, `from triton.X
 import Y` -> `from tawa.X import Y`, also inside functions), and run there
-with ARGS, under a timeout. The exit code is the script's (124 for a
+with ARGS (or its tests, with `pytest -k EXPR`), under a timeout. The exit code is the script's (124 for a
 timeout); the rewritten lines are listed first.
 """
 
@@ -62,6 +62,7 @@ def main(argv=None):
     ap.add_argument("--keep", help="write the rewritten copy here instead of a temporary folder")
     ap.add_argument("--timeout", type=float, default=None, help="seconds before the script is stopped")
     ap.add_argument("--print-imports", action="store_true", help="only print the rewritten lines")
+    ap.add_argument("--pytest", metavar="EXPR", help="run the file's tests with pytest -k EXPR instead")
     a = ap.parse_args(argv)
     with open(a.file, encoding="utf-8") as f:
         text, changed = rewrite(f.read())
@@ -78,7 +79,11 @@ def main(argv=None):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     try:
-        r = subprocess.run([sys.executable, path, *a.args], cwd=folder, timeout=a.timeout)
+        if a.pytest is not None:
+            cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, "-k", a.pytest, *a.args]
+        else:
+            cmd = [sys.executable, path, *a.args]
+        r = subprocess.run(cmd, cwd=folder, timeout=a.timeout)
         return r.returncode
     except subprocess.TimeoutExpired:
         print(f"{a.file}: stopped after {a.timeout} s", file=sys.stderr)

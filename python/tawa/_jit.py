@@ -26,6 +26,7 @@ import threading
 from . import language as tl
 from ._errors import unsupported
 from .runtime.driver import driver as _driver
+from . import profiler as _profiler
 
 #: Launch options a call takes besides the kernel's parameters, and their
 #: defaults (Triton's).
@@ -641,6 +642,15 @@ class JITFunction(KernelInterface):
         if dims[0] * dims[1] * dims[2] == 0:
             return
         d = _driver.active
+        if _profiler._session is not None and _profiler.hooked():
+            name = kernel.name
+            metrics = {}
+            if self.launch_metadata is not None:
+                metrics = dict(self.launch_metadata(dims, kernel, named))
+                name = metrics.pop("name", name)
+            _profiler.record_launch(name, metrics,
+                                    lambda: d.launch(kernel.kernel, dims, values, d.get_current_device()))
+            return
         d.launch(kernel.kernel, dims, values, d.get_current_device())
 
     def warmup(self, *args, grid, **kwargs):

@@ -175,6 +175,19 @@ class Table:
                 f.write(",".join(_fmt(row[j], precision) for j in idx) + "\n")
 
 
+def _subsample(xs):
+    """`xs`, or `$TAWA_BENCH_MAX_POINTS` of them evenly spaced (the first
+    and last included) when that is set and smaller: a knob of tawa's GPU
+    suite, which runs whole tutorials within a session."""
+    xs = list(xs)
+    n = int(os.environ.get("TAWA_BENCH_MAX_POINTS", "0") or 0)
+    if n <= 0 or len(xs) <= n:
+        return xs
+    if n == 1:
+        return [xs[-1]]
+    return [xs[round(i * (len(xs) - 1) / (n - 1))] for i in range(n)]
+
+
 def _fmt(v, precision=6):
     if isinstance(v, float):
         return f"{v:.{precision}f}".rstrip("0").rstrip(".") if math.isfinite(v) else str(v)
@@ -193,7 +206,7 @@ class Mark:
         y_max = [f"{y}-max" for y in bench.line_names]
         x_names = list(bench.x_names)
         rows = []
-        for x in bench.x_vals:
+        for x in _subsample(bench.x_vals):
             if not isinstance(x, (list, tuple)):
                 x = [x for _ in x_names]
             if len(x) != len(x_names):

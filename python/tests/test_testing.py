@@ -70,6 +70,20 @@ class PerfReportTest(unittest.TestCase):
         self.assertEqual(rows[0][:3], [128, 512, 1024])
 
 
+class SubsampleTest(unittest.TestCase):
+
+    def test_max_points(self):
+        xs = list(range(10))
+        os.environ["TAWA_BENCH_MAX_POINTS"] = "3"
+        try:
+            self.assertEqual(testing._subsample(xs), [0, 4, 9])
+            os.environ["TAWA_BENCH_MAX_POINTS"] = "0"
+            self.assertEqual(testing._subsample(xs), xs)
+        finally:
+            del os.environ["TAWA_BENCH_MAX_POINTS"]
+        self.assertEqual(testing._subsample(xs), xs)
+
+
 class AssertCloseTest(unittest.TestCase):
 
     def test_tolerances(self):
