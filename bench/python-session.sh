@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The Python package's GPU session: installs the `tawa` wheel from gpu-bin/
-# (bench/build-gpu-bin.sh) into a virtual environment that sees the
-# machine's torch and triton, runs the Triton tutorials through it
+# (bench/build-gpu-bin.sh) beside the machine's torch and triton, runs the Triton tutorials through it
 # (gpu-bin/python-test, tests/python_tutorials.rs) and the benchmark of
 # tawa against Triton and PyTorch on the tutorials' own shapes
 # (bench/python_tutorials.py). Run from the checkout's root on the GPU
@@ -24,20 +23,23 @@ export TAWA_UPSTREAM_DIR=${TAWA_UPSTREAM_DIR:-$PWD/upstream}
 export TAWA_PY_CACHE_DIR=${TAWA_PY_CACHE_DIR:-/tmp/tawa-py-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 2>&1
 
-venv=/tmp/tawa-venv
-python3 -m venv --system-site-packages "$venv" >> "$log" 2>&1
-"$venv/bin/pip" install -q --no-deps --force-reinstall gpu-bin/tawa-*.whl >> "$log" 2>&1
+# The wheel into a folder of its own on PYTHONPATH: the machine's Python
+# keeps its torch and triton, and needs neither venv nor network.
+site=/tmp/tawa-site
+rm -rf "$site"
+python3 -m pip install -q --no-deps --target "$site" gpu-bin/tawa-*.whl >> "$log" 2>&1
 status "install rc=$?"
-"$venv/bin/python" -c "import torch, triton, tawa; print('torch', torch.__version__, 'triton', triton.__version__, 'tawa', tawa._tawa.__version__ if hasattr(tawa, '_tawa') else '')" >> "$log" 2>&1
+export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+python3 -c "import torch, triton, tawa, tawa._tawa as t; print('torch', torch.__version__, 'triton', triton.__version__, 'tawa', t.__version__, t.__file__)" >> "$log" 2>&1
 
 if [ "${SUITE:-1}" != 0 ]; then
-  TAWA_PYTHON="$venv/bin/python" TAWA_GPU_LOG="$out/tutorials.log" \
+  TAWA_PYTHON=python3 TAWA_GPU_LOG="$out/tutorials.log" \
     TAWA_TUTORIAL_TIMEOUT=${TAWA_TUTORIAL_TIMEOUT:-300} \
     timeout ${SUITE_TIMEOUT:-2400} gpu-bin/python-test --ignored --nocapture >> "$log" 2>&1
   status "tutorials rc=$?"
 fi
 if [ "${BENCH:-1}" != 0 ]; then
-  timeout ${BENCH_TIMEOUT:-540} "$venv/bin/python" bench/python_tutorials.py --upstream "$TAWA_UPSTREAM_DIR" \
+  timeout ${BENCH_TIMEOUT:-540} python3 bench/python_tutorials.py --upstream "$TAWA_UPSTREAM_DIR" \
     --out "$out/python_tutorials.md" ${BENCH_ARGS:-} >> "$log" 2>&1
   status "bench rc=$?"
 fi
