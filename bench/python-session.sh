@@ -8,9 +8,12 @@
 #
 # Knobs: TAWA_UPSTREAM_DIR (the tutorials; default ./upstream),
 # TAWA_TUTORIALS (e.g. 01,02), TAWA_TUTORIAL_TIMEOUT (s per tutorial,
-# default 300), TAWA_BENCH_MAX_POINTS (benchmark x values per tutorial
+# default 240), TAWA_BENCH_MAX_POINTS (benchmark x values per tutorial
 # table in the suite, default 3), SUITE=0 / BENCH=0 to skip a part,
-# BENCH_ARGS (extra arguments of bench/python_tutorials.py).
+# BENCH_ARGS (arguments of bench/python_tutorials.py, e.g. "--only 01,02
+# --points 3"), SUITE_TIMEOUT / BENCH_TIMEOUT (default 560 s each, under
+# the device tool's 10 minutes a command: split longer runs with
+# TAWA_TUTORIALS and --only).
 set -uo pipefail
 out=${1:-python-logs}
 mkdir -p "$out"
@@ -34,12 +37,12 @@ python3 -c "import torch, triton, tawa, tawa._tawa as t; print('torch', torch.__
 
 if [ "${SUITE:-1}" != 0 ]; then
   TAWA_PYTHON=python3 TAWA_GPU_LOG="$out/tutorials.log" \
-    TAWA_TUTORIAL_TIMEOUT=${TAWA_TUTORIAL_TIMEOUT:-300} \
-    timeout ${SUITE_TIMEOUT:-2400} gpu-bin/python-test --ignored --nocapture >> "$log" 2>&1
+    TAWA_TUTORIAL_TIMEOUT=${TAWA_TUTORIAL_TIMEOUT:-240} \
+    timeout ${SUITE_TIMEOUT:-560} gpu-bin/python-test --ignored --nocapture >> "$log" 2>&1
   status "tutorials rc=$?"
 fi
 if [ "${BENCH:-1}" != 0 ]; then
-  timeout ${BENCH_TIMEOUT:-540} python3 bench/python_tutorials.py --upstream "$TAWA_UPSTREAM_DIR" \
+  timeout ${BENCH_TIMEOUT:-560} python3 bench/python_tutorials.py --upstream "$TAWA_UPSTREAM_DIR" \
     --out "$out/python_tutorials.md" ${BENCH_ARGS:-} >> "$log" 2>&1
   status "bench rc=$?"
 fi

@@ -15,7 +15,8 @@ arguments and metric). Providers whose name contains "triton" run twice,
 as Triton and as tawa (through `tawa.testing.do_bench`); the others
 (torch, cuBLAS) are the baseline. Tutorial 05 is benchmarked forward,
 tutorial 06 forward in fp16 with PyTorch's SDPA (cuDNN / flash) as the
-baseline, tutorial 09 on its default shape (8192 x 8192 x 512) through its
+baseline (with the one autotuning config the tutorial uses under pytest,
+unless `--attention-configs all`), tutorial 09 on its default shape (8192 x 8192 x 512) through its
 host functions, each result compared with torch.matmul.
 
 Launch overhead: tutorial 01's `add_kernel` on 1024 elements, launched
@@ -308,11 +309,14 @@ def main():
     ap.add_argument("--points", type=int, default=4, help="x values per benchmark table (0: all)")
     ap.add_argument("--only", default="", help="comma-separated tutorial prefixes, e.g. 01,02")
     ap.add_argument("--launches", type=int, default=10000, help="launches per overhead measurement")
+    ap.add_argument("--attention-configs", choices=["one", "all"], default="one",
+                    help="tutorial 06: its one testing config (what it uses under pytest) or all 36 "
+                         "(Triton compiles them one after another: minutes per shape)")
     a = ap.parse_args()
 
-    import torch
-    import triton
-    import tawa
+    import torch  # noqa: F401 - fail early without them
+    import triton  # noqa: F401
+    import tawa  # noqa: F401
 
     only = [s for s in a.only.split(",") if s]
     folder = tempfile.mkdtemp(prefix="tawa-bench-")
@@ -325,6 +329,9 @@ def main():
             continue
         path = os.path.join(a.upstream, stem + ".py")
         print(f"== {stem}", file=sys.stderr, flush=True)
+        one_config = stem.startswith("06") and a.attention_configs == "one"
+        if one_config:
+            os.environ["PYTEST_VERSION"] = "tawa-bench"  # the tutorial's switch to its one config
         try:
             triton_mod = load_tutorial(path, False, folder)
             tawa_mod = load_tutorial(path, True, folder)
@@ -332,18 +339,31 @@ def main():
             traceback.print_exc()
             rows.append((stem, "", "", "loading", "", _err(e), None))
             continue
+        finally:
+            if one_config:
+                del os.environ["PYTEST_VERSION"]
         if stem.startswith("01"):
             overhead = launch_overhead(tawa_mod, triton_mod, a.launches)
         if stem.startswith("09"):
             bench_09(tawa_mod, triton_mod, rows)
         else:
             bench_marks(stem, tawa_mod, triton_mod, a.points, rows)
+        write_table(a, rows, overhead, started)
+    write_table(a, rows, overhead, started)
 
+
+def write_table(a, rows, overhead, started):
+    """The table so far (rewritten after each tutorial, so that a run
+    stopped by a timeout still leaves the finished ones)."""
+    import torch
+    import triton
+    import tawa
     props = torch.cuda.get_device_properties(0)
     lines = [
         f"Device: {props.name}; torch {torch.__version__}, Triton {triton.__version__}, "
         f"tawa {tawa._tawa.__version__ if hasattr(tawa, '_tawa') else '?'}; "
-        f"{a.points or 'all'} points per table; {time.time() - started:.0f} s in all.",
+        f"{a.points or 'all'} points per table; tutorial 06 with {a.attention_configs} autotuning config(s); "
+        f"{time.time() - started:.0f} s in all.",
         "",
         "| tutorial | table | shape | provider | unit | Triton (or baseline) | tawa | tawa / Triton |",
         "|---|---|---|---|---|---|---|---|",
@@ -357,7 +377,7 @@ def main():
         for label, (tup, lam) in overhead.items():
             lines.append(f"| {label} | {fmt(tup)} | {fmt(lam)} |")
     text = "\n".join(lines) + "\n"
-    print(text)
+    print(text, flush=True)
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
