@@ -9,7 +9,7 @@
 # Knobs: TAWA_UPSTREAM_DIR (the tutorials; default ./upstream),
 # TAWA_TUTORIALS (e.g. 01,02), TAWA_TUTORIAL_TIMEOUT (s per tutorial,
 # default 240), TAWA_BENCH_MAX_POINTS (benchmark x values per tutorial
-# table in the suite, default 3), SUITE=0 / BENCH=0 to skip a part,
+# table in the suite, default 3), UNIT=0 / SUITE=0 / BENCH=0 to skip a part,
 # BENCH_ARGS (arguments of bench/python_tutorials.py, e.g. "--only 01,02
 # --points 3"), SUITE_TIMEOUT / BENCH_TIMEOUT (default 560 s each, under
 # the device tool's 10 minutes a command: split longer runs with
@@ -34,6 +34,12 @@ python3 -m pip install -q --no-deps --target "$site" gpu-bin/tawa-*.whl >> "$log
 status "install rc=$?"
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c "import torch, triton, tawa, tawa._tawa as t; print('torch', torch.__version__, 'triton', triton.__version__, 'tawa', t.__version__, t.__file__)" >> "$log" 2>&1
+
+# The package's own tests, the GPU ones included (python/tests/test_gpu.py).
+if [ "${UNIT:-1}" != 0 ]; then
+  (cd python/tests && timeout 300 python3 -m pytest -q -p no:cacheprovider) >> "$log" 2>&1
+  status "python tests rc=$?"
+fi
 
 if [ "${SUITE:-1}" != 0 ]; then
   TAWA_PYTHON=python3 TAWA_GPU_LOG="$out/tutorials.log" \
