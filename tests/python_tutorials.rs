@@ -170,6 +170,9 @@ fn gpu_python_tutorials() {
     if let Ok(path) = std::env::var("TAWA_GPU_LOG") {
         std::fs::write(&path, &report).unwrap_or_else(|e| panic!("writing {path}: {e}"));
     }
-    assert!(!summary.is_empty(), "no tutorial selected by TAWA_TUTORIALS");
+    assert!(
+        !summary.is_empty(),
+        "no tutorial selected by TAWA_TUTORIALS"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -222,6 +222,31 @@ class CacheTest(DriverTest):
             _tawa.Kernel.deserialize(b"{}\0")
 
 
+class WarpSpecializedTest(DriverTest):
+
+    def test_a_matmul_is_warp_specialized_with_tensor_maps(self):
+        # Row-major fp16 operands whose strides are multiples of 16 (and
+        # unit inner strides, specialized to 1): TMA copies, a producer
+        # warpgroup, and (one-axis grid) a persistent tile loop whose grid
+        # parameter the launcher fills.
+        M, N, K = 512, 256, 128
+        a = FakeTensor(shape=(M, K))
+        b = FakeTensor(shape=(K, N))
+        c = FakeTensor(shape=(M, N))
+        k = kernels.matmul_kernel.warmup(a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128,
+                                         BLOCK_K=64, num_warps=8, num_stages=3, grid=(1,))
+        self.assertTrue(k.kernel.warp_specialized)
+        self.assertGreater(k.kernel.num_tensor_maps, 0)
+        self.assertIn("wgmma.mma_async", k.asm["ptx"])
+        names = [n for n, _ in k.kernel.params]
+        self.assertNotIn("stride_ak", names)  # == 1: a constant
+        self.assertEqual(k.launch_names[:3], [("a_ptr", "ptr"), ("b_ptr", "ptr"), ("c_ptr", "ptr")])
+        from tawa import _tawa
+        back = _tawa.Kernel.deserialize(k.kernel.serialize())
+        self.assertEqual(back.params, k.kernel.params)
+        self.assertEqual(back.num_tensor_maps, k.kernel.num_tensor_maps)
+
+
 class ErrorTest(DriverTest):
 
     def test_compile_errors_point_at_the_source(self):
