@@ -86,3 +86,49 @@ fn a_unit_stride_written_as_i32_1_allows_tma() {
         "{stderr}"
     );
 }
+
+/// With `--no-ws`, `--explain` says why a kernel stays as written, and
+/// `--aref-depth` sets the software pipeline's ring as it sets a
+/// warp-specialized one.
+#[test]
+fn explain_says_why_no_ws_stays_plain_and_aref_depth_reaches_it() {
+    let matmul = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
+    let explain = |extra: &[&str]| {
+        let args: Vec<&str> = matmul
+            .iter()
+            .chain(["--no-ws", "--explain", "--emit", "cuda"].iter())
+            .chain(extra)
+            .copied()
+            .collect();
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let one_stage = explain(&["--num-stages", "1"]);
+    assert!(
+        one_stage.contains(
+            "kernel: not software-pipelined (--no-ws): num_stages 1: with one stage no copy runs ahead"
+        ),
+        "{one_stage}"
+    );
+    let depth2 = explain(&["--aref-depth", "2"]);
+    assert!(
+        depth2.contains("aref %ring: depth 2 (from --aref-depth)")
+            && depth2.contains("TMA copies 1 iteration(s) ahead into the 2-slot ring"),
+        "{depth2}"
+    );
+    let (code, _, plain) = run(&[
+        "triton-examples/kernels/vector_add.py",
+        "--no-ws",
+        "--explain",
+        "--emit",
+        "cuda",
+    ]);
+    assert_eq!(code, 0, "{plain}");
+    assert!(
+        plain.contains(
+            "kernel: not software-pipelined (--no-ws): no loop whose tile loads are TMA copies"
+        ),
+        "{plain}"
+    );
+}
