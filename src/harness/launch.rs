@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::cell::Cell;
 
 use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
-use tawa_backend::runtime::KernelArg;
+use tawa_backend::runtime::{Gpu, KernelArg};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
@@ -99,14 +99,27 @@ fn bind_with(
 ) -> Result<Vec<BoundArg>, String> {
     let mut args: BTreeMap<String, ArgSource> = expanded_args(case)?.into_iter().collect();
     args.extend(extra);
+    bind_by_name(params, &args, &format!("case `{}`", case.name))
+}
+
+/// Binds named arguments (expanded as the frontend lays out parameters:
+/// descriptors into `_base`, `_shapeD`, `_strideD`) to `params`, in the
+/// kernel's order: arguments without a parameter are dropped, a parameter
+/// without an argument or of another kind is an error naming `launch`
+/// (e.g. "case `x`"). The launch cases of `run` and the Python package's
+/// calls both bind here.
+pub fn bind_by_name(
+    params: &[KernelParam],
+    args: &BTreeMap<String, ArgSource>,
+    launch: &str,
+) -> Result<Vec<BoundArg>, String> {
     params
         .iter()
         .map(|p| {
             let source = args.get(&p.name).cloned().ok_or_else(|| {
                 format!(
-                    "kernel parameter `{}` has no launch argument in case `{}` (arguments: {})",
+                    "kernel parameter `{}` has no launch argument in {launch} (arguments: {})",
                     p.name,
-                    case.name,
                     args.keys().cloned().collect::<Vec<_>>().join(", ")
                 )
             })?;
@@ -189,6 +202,26 @@ pub fn kernel_args(
             (ty, source) => Err(format!("`{}`: {ty:?} cannot take {source:?}", b.param)),
         })
         .collect()
+}
+
+/// Everything `kernel` is launched with: the parameters' arguments
+/// ([`kernel_args`]), then its TMA tensor maps encoded for the buffers'
+/// addresses (each set of buffers needs its own maps).
+pub fn launch_args(
+    gpu: &Gpu,
+    kernel: &KernelSource,
+    bound: &[BoundArg],
+    address: &dyn Fn(&str) -> Option<u64>,
+) -> Result<Vec<KernelArg>, String> {
+    let mut args = kernel_args(bound, address)?;
+    let specs = tensor_map_specs(&kernel.tensor_maps, bound, address)?;
+    for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
+        args.push(
+            spec.encode(gpu)
+                .map_err(|e| format!("tensor map `{}`: {e}", map.name))?,
+        );
+    }
+    Ok(args)
 }
 
 /// The interpreter's arguments: buffers by name give simulated addresses.

@@ -280,15 +280,7 @@ impl DeviceTensors {
         kernel: &KernelSource,
         bound: &[BoundArg],
     ) -> Result<Vec<KernelArg>, String> {
-        let mut args = self.kernel_args(bound)?;
-        let specs = launch::tensor_map_specs(&kernel.tensor_maps, bound, &|n| self.address(n))?;
-        for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
-            args.push(
-                spec.encode(gpu)
-                    .map_err(|e| format!("tensor map `{}`: {e}", map.name))?,
-            );
-        }
-        Ok(args)
+        launch::launch_args(gpu, kernel, bound, &|n| self.address(n))
     }
 }
 

@@ -309,6 +309,16 @@ impl Gpu {
         self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
     }
 
+    /// 32-bit registers per SM (65536 on an H100).
+    pub fn registers_per_sm(&self) -> Result<u32, RuntimeError> {
+        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
+    }
+
+    /// Threads per warp (32).
+    pub fn warp_size(&self) -> Result<u32, RuntimeError> {
+        self.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_WARP_SIZE)
+    }
+
     /// The most shared memory one block can opt in to, in bytes.
     pub fn max_dyn_smem_optin(&self) -> u32 {
         self.max_dyn_smem_optin
@@ -486,6 +496,34 @@ impl Gpu {
         cfg: &LaunchConfig,
         args: &[KernelArg],
     ) -> Result<(), RuntimeError> {
+        self.launch_in(kernel, cfg, args, self.stream.cu_stream())
+    }
+
+    /// [`Gpu::launch_with`] on another stream of this device's primary
+    /// context, given by its raw `CUstream` handle (0: the legacy default
+    /// stream), e.g. the caller's current PyTorch stream
+    /// (`torch.cuda.current_stream().cuda_stream`): a library launching
+    /// for a framework must order its kernels with the framework's work.
+    /// The handle must name a live stream of this Gpu's context; the
+    /// launch is asynchronous and [`Gpu::synchronize`] does not wait for
+    /// it.
+    pub fn launch_on_stream(
+        &self,
+        kernel: &Kernel,
+        cfg: &LaunchConfig,
+        args: &[KernelArg],
+        stream: usize,
+    ) -> Result<(), RuntimeError> {
+        self.launch_in(kernel, cfg, args, stream as sys::CUstream)
+    }
+
+    fn launch_in(
+        &self,
+        kernel: &Kernel,
+        cfg: &LaunchConfig,
+        args: &[KernelArg],
+        stream: sys::CUstream,
+    ) -> Result<(), RuntimeError> {
         let name = kernel.name.as_str();
         let invalid = |message: String| RuntimeError::InvalidLaunch {
             kernel: name.into(),
@@ -542,7 +580,7 @@ impl Gpu {
                         (cfg.grid[0], cfg.grid[1], cfg.grid[2]),
                         (cfg.block[0], cfg.block[1], cfg.block[2]),
                         cfg.dyn_smem,
-                        self.stream.cu_stream(),
+                        stream,
                         &mut pointers,
                     )
                 }
@@ -563,7 +601,7 @@ impl Gpu {
                     blockDimY: cfg.block[1],
                     blockDimZ: cfg.block[2],
                     sharedMemBytes: cfg.dyn_smem,
-                    hStream: self.stream.cu_stream(),
+                    hStream: stream,
                     attrs: &mut attr,
                     numAttrs: 1,
                 };

@@ -109,6 +109,16 @@ pub enum ModuleRef {
 
 impl ModuleRef {
     pub fn from_path(path: &str) -> ModuleRef {
+        // The `tawa` Python package is a drop-in for `triton`
+        // (`import tawa.language as tl`): its modules are Triton's.
+        let renamed;
+        let path = match path.strip_prefix("tawa") {
+            Some(rest) if rest.is_empty() || rest.starts_with('.') => {
+                renamed = format!("triton{rest}");
+                renamed.as_str()
+            }
+            _ => path,
+        };
         match path {
             "triton" => ModuleRef::Triton,
             "triton.language" => ModuleRef::Tl,

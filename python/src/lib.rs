@@ -1,0 +1,646 @@
+//! `tawa._tawa`: the extension module of the `tawa` Python package.
+//!
+//! Two things cross the boundary, and nothing else:
+//! - [`compile`]: a kernel's source file, its name and a Triton signature
+//!   string (the specialization the Python side derived from the call's
+//!   arguments) through the same driver functions as `tawa-rs`: frontend,
+//!   verifier, warp specialization and pipelining, CUDA generation, NVRTC.
+//!   The Python interpreter lock is released meanwhile, so that autotuning
+//!   compiles its configs on several threads.
+//! - [`Kernel::launch`]: the call's argument values, bound to the compiled
+//!   kernel's parameters by name as the `run` harness binds a launch case
+//!   (`tawa_rs::harness::launch`), tensor maps encoded the same way, and
+//!   launched on the device's primary context (the one PyTorch uses) on the
+//!   caller's stream.
+//!
+//! Specialization keys, caches, grids, autotuning and every error the
+//! Python side can detect live in Python (python/tawa/).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+use serde_json::{json, Value};
+
+use tawa_backend::runtime::{self, Compiled, Gpu, LaunchConfig};
+use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
+use tawa_frontend::CompileOptions;
+use tawa_ir::ScalarType;
+use tawa_pipeliner::PipelineOptions;
+use tawa_rs::driver;
+use tawa_rs::harness::launch::{self, ArgSource, BoundArg};
+
+create_exception!(
+    _tawa,
+    CompilationError,
+    PyException,
+    "A kernel that does not compile: the message is the compiler's diagnostic (file:line:col, the source line, a caret)."
+);
+create_exception!(
+    _tawa,
+    LaunchError,
+    PyRuntimeError,
+    "A launch the CUDA driver or the launch checks refused."
+);
+
+/// The kind of one launch argument, as the Python side names it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ArgKind {
+    Ptr,
+    Int,
+    Float,
+}
+
+impl ArgKind {
+    fn parse(s: &str) -> PyResult<ArgKind> {
+        match s {
+            "ptr" => Ok(ArgKind::Ptr),
+            "int" => Ok(ArgKind::Int),
+            "float" => Ok(ArgKind::Float),
+            other => Err(PyValueError::new_err(format!(
+                "argument kind `{other}` (expected ptr, int or float)"
+            ))),
+        }
+    }
+}
+
+/// Where each kernel parameter's value comes from at launch.
+#[derive(Clone, Debug)]
+enum Slot {
+    /// Launch value number `i` (the order of the names given to [`compile`]).
+    Arg(usize),
+    /// A persistent kernel's grid parameter: the requested grid's x size.
+    GridX,
+}
+
+/// A compiled kernel: CUDA, cubin, and how the call's arguments reach its
+/// parameters.
+#[pyclass(frozen, module = "tawa._tawa")]
+struct Kernel {
+    source: KernelSource,
+    compiled: Compiled,
+    warp_specialized: bool,
+    /// The launch values' names and kinds, in the order `launch` takes them.
+    args: Vec<(String, ArgKind)>,
+    /// One per kernel parameter.
+    slots: Vec<Slot>,
+    /// The module loaded per device ordinal.
+    loaded: Mutex<HashMap<usize, Arc<runtime::Kernel>>>,
+}
+
+/// Compiles `kernel` of `source` (the text of file `path`) for `signature`
+/// (Triton's format: `*fp16:16, i32, 64, ...`), then binds `args` (the
+/// launch values' names, expanded as the frontend lays out parameters, and
+/// kinds) to the kernel's parameters.
+#[pyfunction]
+#[pyo3(signature = (source, path, kernel, signature, args, num_warps=4, num_stages=3, warp_specialize=true, to_cubin=true))]
+#[allow(clippy::too_many_arguments)]
+fn compile(
+    py: Python<'_>,
+    source: String,
+    path: String,
+    kernel: String,
+    signature: String,
+    args: Vec<(String, String)>,
+    num_warps: u32,
+    num_stages: u32,
+    warp_specialize: bool,
+    to_cubin: bool,
+) -> PyResult<Kernel> {
+    let args = args
+        .into_iter()
+        .map(|(n, k)| Ok((n, ArgKind::parse(&k)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let opts = CompileOptions {
+        kernel: Some(kernel),
+        signature: Some(signature),
+        defines: Vec::new(),
+        num_warps: Some(num_warps),
+        num_stages: Some(num_stages),
+    };
+    let result =
+        py.detach(move || compile_detached(&source, &path, &opts, args, warp_specialize, to_cubin));
+    result.map_err(CompilationError::new_err)
+}
+
+fn compile_detached(
+    source: &str,
+    path: &str,
+    opts: &CompileOptions,
+    args: Vec<(String, ArgKind)>,
+    warp_specialize: bool,
+    to_cubin: bool,
+) -> Result<Kernel, String> {
+    let module = driver::frontend(path, source, opts, false).map_err(|f| f.message)?;
+    let func = driver::kernel_function(&module).map_err(|f| f.message)?;
+    let ws = warp_specialize.then(PipelineOptions::default);
+    let cuda =
+        driver::compile_to_cuda(path, source, func, ws.as_ref(), false).map_err(|f| f.message)?;
+    let compiled = if to_cubin {
+        driver::nvrtc(&cuda.source).map_err(|f| f.message)?
+    } else {
+        Compiled {
+            kernel_name: cuda.source.symbol.clone(),
+            ptx: String::new(),
+            cubin: Vec::new(),
+            log: String::new(),
+            nvrtc_version: (0, 0),
+            cache_hit: false,
+            cache_key: String::new(),
+        }
+    };
+    let slots = slots_for(&cuda.source, &args)?;
+    Ok(Kernel {
+        warp_specialized: cuda.schedule.is_some(),
+        source: cuda.source,
+        compiled,
+        args,
+        slots,
+        loaded: Mutex::new(HashMap::new()),
+    })
+}
+
+/// Binds the launch values by name, once per compiled kernel, through the
+/// harness's binding (placeholder values: only the names and kinds
+/// matter here).
+fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Slot>, String> {
+    let mut named: BTreeMap<String, ArgSource> = args
+        .iter()
+        .map(|(name, kind)| {
+            let placeholder = match kind {
+                ArgKind::Ptr => ArgSource::Buffer(name.clone()),
+                ArgKind::Int => ArgSource::Int(0),
+                ArgKind::Float => ArgSource::Float(0.0),
+            };
+            (name.clone(), placeholder)
+        })
+        .collect();
+    let grid_param = source
+        .grid_param
+        .and_then(|i| source.params.get(i))
+        .map(|p| p.name.clone());
+    if let Some(name) = &grid_param {
+        named.insert(name.clone(), ArgSource::Int(1));
+    }
+    let bound = launch::bind_by_name(&source.params, &named, "this call")?;
+    Ok(bound
+        .iter()
+        .map(|b| {
+            if Some(&b.param) == grid_param.as_ref() {
+                Slot::GridX
+            } else {
+                let i = args
+                    .iter()
+                    .position(|(n, _)| n == &b.param)
+                    .expect("bound by name above");
+                Slot::Arg(i)
+            }
+        })
+        .collect())
+}
+
+/// One [`Gpu`] per device ordinal, opened on first use: the device's
+/// primary context, which PyTorch uses too.
+fn gpu(ordinal: usize) -> Result<Arc<Gpu>, String> {
+    static GPUS: OnceLock<Mutex<HashMap<usize, Arc<Gpu>>>> = OnceLock::new();
+    let mut gpus = GPUS
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| "the device table is poisoned".to_string())?;
+    if let Some(g) = gpus.get(&ordinal) {
+        return Ok(g.clone());
+    }
+    let g = Arc::new(Gpu::new(ordinal).map_err(|e| e.to_string())?);
+    gpus.insert(ordinal, g.clone());
+    Ok(g)
+}
+
+#[pymethods]
+impl Kernel {
+    /// The kernel's name in the Python source.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.source.name
+    }
+    /// The `__global__` function's symbol.
+    #[getter]
+    fn symbol(&self) -> &str {
+        &self.source.symbol
+    }
+    #[getter]
+    fn cuda(&self) -> &str {
+        &self.source.cuda
+    }
+    #[getter]
+    fn ptx(&self) -> &str {
+        &self.compiled.ptx
+    }
+    #[getter]
+    fn cubin<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.compiled.cubin)
+    }
+    /// Threads per block.
+    #[getter]
+    fn num_threads(&self) -> u32 {
+        self.source.num_threads
+    }
+    /// Dynamic shared memory per block, in bytes.
+    #[getter]
+    fn dyn_smem(&self) -> u32 {
+        self.source.dyn_smem_bytes
+    }
+    /// Whether the kernel was warp-specialized (producer and consumer
+    /// warpgroups over aref rings).
+    #[getter]
+    fn warp_specialized(&self) -> bool {
+        self.warp_specialized
+    }
+    /// Whether NVRTC's cache had the cubin.
+    #[getter]
+    fn nvrtc_cache_hit(&self) -> bool {
+        self.compiled.cache_hit
+    }
+    /// The compiled kernel's parameters: `(name, type)` pairs in order.
+    #[getter]
+    fn params(&self) -> Vec<(String, String)> {
+        self.source
+            .params
+            .iter()
+            .map(|p| (p.name.clone(), param_type_text(&p.ty)))
+            .collect()
+    }
+    /// How many TMA tensor maps the host encodes at each launch.
+    #[getter]
+    fn num_tensor_maps(&self) -> usize {
+        self.source.tensor_maps.len()
+    }
+    /// ptxas's report: `(registers, spill stores, spill loads, static shared
+    /// bytes)`, `None` without one.
+    #[getter]
+    fn resources(&self) -> Option<(u32, u64, u64, u64)> {
+        let report = self.compiled.resources();
+        let k = report.kernel(&self.source.symbol)?;
+        Some((
+            k.registers,
+            k.spill_store_bytes,
+            k.spill_load_bytes,
+            k.shared_bytes,
+        ))
+    }
+
+    /// Launches on device `device`, on the stream whose raw handle is
+    /// `stream` (0: the legacy default stream), with `values` in the order
+    /// of the names given to `compile`: ints for pointers (device
+    /// addresses) and integers, floats for floats.
+    fn launch(
+        &self,
+        grid: (u32, u32, u32),
+        values: &Bound<'_, PyTuple>,
+        stream: usize,
+        device: usize,
+    ) -> PyResult<()> {
+        if values.len() != self.args.len() {
+            return Err(PyTypeError::new_err(format!(
+                "`{}` takes {} launch values, {} given",
+                self.source.name,
+                self.args.len(),
+                values.len()
+            )));
+        }
+        let mut sources = Vec::with_capacity(self.args.len());
+        for (i, (name, kind)) in self.args.iter().enumerate() {
+            let v = values.get_item(i)?;
+            sources.push(match kind {
+                ArgKind::Ptr => ArgSource::Buffer(name.clone()),
+                ArgKind::Int => ArgSource::Int(v.extract::<i64>().map_err(|_| {
+                    PyTypeError::new_err(format!("`{name}`: expected an integer that fits 64 bits"))
+                })?),
+                ArgKind::Float => ArgSource::Float(
+                    v.extract::<f64>()
+                        .map_err(|_| PyTypeError::new_err(format!("`{name}`: expected a float")))?,
+                ),
+            });
+        }
+        let mut pointers: Vec<(&str, u64)> = Vec::new();
+        for (i, (name, kind)) in self.args.iter().enumerate() {
+            if *kind == ArgKind::Ptr {
+                let address = values.get_item(i)?.extract::<u64>().map_err(|_| {
+                    PyTypeError::new_err(format!("`{name}`: expected a device address"))
+                })?;
+                pointers.push((name, address));
+            }
+        }
+        let grid = [grid.0, grid.1, grid.2];
+        let bound: Vec<BoundArg> = self
+            .source
+            .params
+            .iter()
+            .zip(&self.slots)
+            .map(|(p, slot)| BoundArg {
+                param: p.name.clone(),
+                ty: p.ty,
+                source: match slot {
+                    Slot::Arg(i) => sources[*i].clone(),
+                    Slot::GridX => ArgSource::Int(i64::from(grid[0])),
+                },
+            })
+            .collect();
+        let address = |name: &str| pointers.iter().find(|(n, _)| *n == name).map(|&(_, a)| a);
+        let gpu = gpu(device).map_err(LaunchError::new_err)?;
+        let loaded = self.load(&gpu)?;
+        let args = launch::launch_args(&gpu, &self.source, &bound, &address)
+            .map_err(PyValueError::new_err)?;
+        let grid = match self.source.grid_param {
+            Some(_) => self.source.launch_grid(
+                grid,
+                gpu.sm_count()
+                    .map_err(|e| LaunchError::new_err(e.to_string()))?,
+            ),
+            None => grid,
+        };
+        let cfg = LaunchConfig {
+            grid,
+            block: [self.source.num_threads, 1, 1],
+            dyn_smem: self.source.dyn_smem_bytes,
+            cluster: None,
+        };
+        gpu.launch_on_stream(&loaded, &cfg, &args, stream)
+            .map_err(|e| LaunchError::new_err(e.to_string()))
+    }
+
+    /// Loads the module on device `device` now (it is otherwise loaded at
+    /// the first launch there).
+    fn load_on(&self, device: usize) -> PyResult<()> {
+        let gpu = gpu(device).map_err(LaunchError::new_err)?;
+        self.load(&gpu).map(|_| ())
+    }
+
+    /// The kernel and its launch contract as bytes, for the on-disk cache.
+    fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &serialize(self))
+    }
+
+    /// The inverse of `serialize`.
+    #[staticmethod]
+    fn deserialize(bytes: &[u8]) -> PyResult<Kernel> {
+        deserialize(bytes).map_err(|e| PyValueError::new_err(format!("corrupt cache entry: {e}")))
+    }
+}
+
+impl Kernel {
+    fn load(&self, gpu: &Gpu) -> PyResult<Arc<runtime::Kernel>> {
+        let mut loaded = self
+            .loaded
+            .lock()
+            .map_err(|_| LaunchError::new_err("the module table is poisoned"))?;
+        if let Some(k) = loaded.get(&gpu.ordinal()) {
+            return Ok(k.clone());
+        }
+        if self.compiled.cubin.is_empty() {
+            return Err(LaunchError::new_err(format!(
+                "`{}` was compiled without a cubin (to_cubin=False)",
+                self.source.name
+            )));
+        }
+        let k = Arc::new(
+            gpu.load(&self.compiled, &self.source.symbol)
+                .map_err(|e| LaunchError::new_err(e.to_string()))?,
+        );
+        loaded.insert(gpu.ordinal(), k.clone());
+        Ok(k)
+    }
+}
+
+fn param_type_text(ty: &ParamType) -> String {
+    match ty {
+        ParamType::Ptr(t) => format!("*{t}"),
+        ParamType::Scalar(t) => t.to_string(),
+    }
+}
+
+fn scalar_type(text: &str) -> Result<ScalarType, String> {
+    ScalarType::parse(text).ok_or_else(|| format!("unknown scalar type `{text}`"))
+}
+
+fn host_expr_json(e: &HostExpr) -> Value {
+    match e {
+        HostExpr::Const(c) => json!({"const": c}),
+        HostExpr::Param(i) => json!({"param": i}),
+        HostExpr::Add(a, b) => json!({"add": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Sub(a, b) => json!({"sub": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Mul(a, b) => json!({"mul": [host_expr_json(a), host_expr_json(b)]}),
+    }
+}
+
+fn host_expr_from(v: &Value) -> Result<HostExpr, String> {
+    type Operands = (Box<HostExpr>, Box<HostExpr>);
+    let pair = |key: &str| -> Result<Option<Operands>, String> {
+        match v.get(key).and_then(Value::as_array) {
+            Some(a) if a.len() == 2 => Ok(Some((
+                Box::new(host_expr_from(&a[0])?),
+                Box::new(host_expr_from(&a[1])?),
+            ))),
+            Some(_) => Err(format!("`{key}` takes two operands")),
+            None => Ok(None),
+        }
+    };
+    if let Some(c) = v.get("const").and_then(Value::as_i64) {
+        return Ok(HostExpr::Const(c));
+    }
+    if let Some(i) = v.get("param").and_then(Value::as_u64) {
+        return Ok(HostExpr::Param(i as usize));
+    }
+    if let Some((a, b)) = pair("add")? {
+        return Ok(HostExpr::Add(a, b));
+    }
+    if let Some((a, b)) = pair("sub")? {
+        return Ok(HostExpr::Sub(a, b));
+    }
+    if let Some((a, b)) = pair("mul")? {
+        return Ok(HostExpr::Mul(a, b));
+    }
+    Err(format!("not a host expression: {v}"))
+}
+
+/// JSON of everything but the cubin, a NUL byte, then the cubin.
+fn serialize(k: &Kernel) -> Vec<u8> {
+    let s = &k.source;
+    let header = json!({
+        "name": s.name,
+        "symbol": s.symbol,
+        "cuda": s.cuda,
+        "num_threads": s.num_threads,
+        "dyn_smem_bytes": s.dyn_smem_bytes,
+        "params": s.params.iter().map(|p| json!({
+            "name": p.name,
+            "ptr": matches!(p.ty, ParamType::Ptr(_)),
+            "ty": match p.ty { ParamType::Ptr(t) | ParamType::Scalar(t) => t.to_string() },
+        })).collect::<Vec<_>>(),
+        "tensor_maps": s.tensor_maps.iter().map(|m| json!({
+            "name": m.name,
+            "elem": m.elem.to_string(),
+            "base": m.base,
+            "extents": m.extents.iter().map(host_expr_json).collect::<Vec<_>>(),
+            "strides": m.strides.iter().map(host_expr_json).collect::<Vec<_>>(),
+            "box_extents": m.box_extents,
+            "swizzle_bytes": m.swizzle_bytes,
+        })).collect::<Vec<_>>(),
+        "grid_param": s.grid_param,
+        "ptx": k.compiled.ptx,
+        "log": k.compiled.log,
+        "warp_specialized": k.warp_specialized,
+        "args": k.args.iter().map(|(n, kind)| json!([n, match kind {
+            ArgKind::Ptr => "ptr", ArgKind::Int => "int", ArgKind::Float => "float"
+        }])).collect::<Vec<_>>(),
+    });
+    let mut out = header.to_string().into_bytes();
+    out.push(0);
+    out.extend_from_slice(&k.compiled.cubin);
+    out
+}
+
+fn deserialize(bytes: &[u8]) -> Result<Kernel, String> {
+    let nul = bytes.iter().position(|&b| b == 0).ok_or("no header")?;
+    let h: Value = serde_json::from_slice(&bytes[..nul]).map_err(|e| e.to_string())?;
+    let str_of = |v: &Value, key: &str| -> Result<String, String> {
+        v.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| format!("missing `{key}`"))
+    };
+    let u64_of = |v: &Value, key: &str| -> Result<u64, String> {
+        v.get(key)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("missing `{key}`"))
+    };
+    let list = |v: &Value, key: &str| -> Result<Vec<Value>, String> {
+        v.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| format!("missing `{key}`"))
+    };
+    let params = list(&h, "params")?
+        .iter()
+        .map(|p| {
+            let ty = scalar_type(&str_of(p, "ty")?)?;
+            Ok(KernelParam {
+                name: str_of(p, "name")?,
+                ty: if p.get("ptr").and_then(Value::as_bool).unwrap_or(false) {
+                    ParamType::Ptr(ty)
+                } else {
+                    ParamType::Scalar(ty)
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let tensor_maps = list(&h, "tensor_maps")?
+        .iter()
+        .map(|m| {
+            Ok(TensorMapParam {
+                name: str_of(m, "name")?,
+                elem: scalar_type(&str_of(m, "elem")?)?,
+                base: u64_of(m, "base")? as usize,
+                extents: list(m, "extents")?
+                    .iter()
+                    .map(host_expr_from)
+                    .collect::<Result<_, _>>()?,
+                strides: list(m, "strides")?
+                    .iter()
+                    .map(host_expr_from)
+                    .collect::<Result<_, _>>()?,
+                box_extents: list(m, "box_extents")?
+                    .iter()
+                    .map(|b| b.as_u64().map(|b| b as u32).ok_or("bad box extent"))
+                    .collect::<Result<_, _>>()?,
+                swizzle_bytes: u64_of(m, "swizzle_bytes")? as u32,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let args = list(&h, "args")?
+        .iter()
+        .map(|a| {
+            let name = a.get(0).and_then(Value::as_str).ok_or("bad argument")?;
+            let kind = a.get(1).and_then(Value::as_str).ok_or("bad argument")?;
+            let kind = ArgKind::parse(kind).map_err(|_| format!("bad argument kind {kind}"))?;
+            Ok((name.to_string(), kind))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let source = KernelSource {
+        name: str_of(&h, "name")?,
+        symbol: str_of(&h, "symbol")?,
+        cuda: str_of(&h, "cuda")?,
+        num_threads: u64_of(&h, "num_threads")? as u32,
+        dyn_smem_bytes: u64_of(&h, "dyn_smem_bytes")? as u32,
+        params,
+        tensor_maps,
+        grid_param: h
+            .get("grid_param")
+            .and_then(Value::as_u64)
+            .map(|i| i as usize),
+    };
+    let slots = slots_for(&source, &args)?;
+    Ok(Kernel {
+        compiled: Compiled {
+            kernel_name: source.symbol.clone(),
+            ptx: str_of(&h, "ptx")?,
+            cubin: bytes[nul + 1..].to_vec(),
+            log: str_of(&h, "log")?,
+            nvrtc_version: (0, 0),
+            cache_hit: true,
+            cache_key: String::new(),
+        },
+        source,
+        warp_specialized: h
+            .get("warp_specialized")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        args,
+        slots,
+        loaded: Mutex::new(HashMap::new()),
+    })
+}
+
+/// NVRTC's version, `(major, minor)`: part of the on-disk cache key.
+#[pyfunction]
+fn nvrtc_version() -> PyResult<(i32, i32)> {
+    runtime::nvrtc_version().map_err(|e| CompilationError::new_err(e.to_string()))
+}
+
+/// Whether a CUDA driver with at least one device is present.
+#[pyfunction]
+fn gpu_available() -> bool {
+    Gpu::available()
+}
+
+/// Device `ordinal`'s properties as Triton's
+/// `driver.active.utils.get_device_properties` names them, plus `name`
+/// and `capability`.
+#[pyfunction]
+fn device_properties(py: Python<'_>, ordinal: usize) -> PyResult<Bound<'_, PyDict>> {
+    let g = gpu(ordinal).map_err(LaunchError::new_err)?;
+    let err = |e: runtime::RuntimeError| LaunchError::new_err(e.to_string());
+    let d = PyDict::new(py);
+    d.set_item("name", g.name().map_err(err)?)?;
+    d.set_item("capability", g.compute_capability().map_err(err)?)?;
+    d.set_item("multiprocessor_count", g.sm_count().map_err(err)?)?;
+    d.set_item("max_shared_mem", g.max_dyn_smem_optin())?;
+    d.set_item("max_num_regs", g.registers_per_sm().map_err(err)?)?;
+    d.set_item("warpSize", g.warp_size().map_err(err)?)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn _tawa(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CompilationError", m.py().get_type::<CompilationError>())?;
+    m.add("LaunchError", m.py().get_type::<LaunchError>())?;
+    m.add_class::<Kernel>()?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(nvrtc_version, m)?)?;
+    m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(device_properties, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,3 @@
+"""`triton.tools`: host-side helpers (`tensor_descriptor.TensorDescriptor`)."""
+
+from . import tensor_descriptor  # noqa: F401

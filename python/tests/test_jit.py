@@ -1,0 +1,361 @@
+"""The JIT's host side: specialization keys, grids, caches, errors.
+
+No torch and no GPU: tensors are `FakeTensor`s, the driver records
+launches. Compiling goes through the real extension (frontend to NVRTC),
+so the tools of .ci/install-cuda-tools.sh must be there.
+"""
+
+import os
+import tempfile
+import unittest
+
+import tawa
+import tawa as triton
+import tawa.language as tl
+from tawa import _jit
+from tawa.runtime.driver import driver
+from tawa.tools.tensor_descriptor import TensorDescriptor
+
+import kernels
+from fakes import FakeTensor, RecordingDriver
+
+
+class DriverTest(unittest.TestCase):
+    """Each test gets a recording driver and an empty on-disk cache."""
+
+    def setUp(self):
+        self.driver = RecordingDriver()
+        driver.set_active(self.driver)
+        self.tmp = tempfile.TemporaryDirectory()
+        self.old_cache = os.environ.get("TAWA_PY_CACHE_DIR")
+        os.environ["TAWA_PY_CACHE_DIR"] = self.tmp.name
+        for k in (kernels.add_kernel, kernels.scale_kernel, kernels.desc_copy_kernel, kernels.broken_kernel):
+            k.cache.clear()
+
+    def tearDown(self):
+        driver.reset_active()
+        if self.old_cache is None:
+            del os.environ["TAWA_PY_CACHE_DIR"]
+        else:
+            os.environ["TAWA_PY_CACHE_DIR"] = self.old_cache
+        self.tmp.cleanup()
+
+    def signature(self, fn, *args, **kwargs):
+        _, key, values, _ = fn._bind(args, kwargs)
+        return fn.signature_of(key), values
+
+
+class SpecializationTest(DriverTest):
+
+    def test_pointers_dtypes_and_alignment(self):
+        x, y, o = FakeTensor(), FakeTensor(dtype="torch.bfloat16"), FakeTensor(ptr=0x7F0000000002)
+        sig, values = self.signature(kernels.add_kernel, x, y, o, 1000, BLOCK_SIZE=256)
+        self.assertEqual(sig, "*fp16:16, *bf16:16, *fp16, i32, 256")
+        self.assertEqual(values, (x.data_ptr(), y.data_ptr(), o.data_ptr(), 1000))
+
+    def test_integers_divisibility_one_and_width(self):
+        x = FakeTensor()
+        cases = {
+            1: ("i32:1", ()),
+            32: ("i32:16", (32,)),
+            33: ("i32", (33,)),
+            -16: ("i32:16", (-16,)),
+            2**40: ("i64:16", (2**40,)),
+            2**63 + 1: ("u64", (2**63 + 1,)),
+        }
+        for n, (entry, vals) in cases.items():
+            sig, values = self.signature(kernels.add_kernel, x, x, x, n, BLOCK_SIZE=64)
+            self.assertEqual(sig.split(", ")[3], entry, n)
+            self.assertEqual(values[3:], vals, n)
+        with self.assertRaisesRegex(ValueError, "does not fit 64 bits"):
+            self.signature(kernels.add_kernel, x, x, x, 2**64, BLOCK_SIZE=64)
+
+    def test_do_not_specialize_floats_bools_and_constexpr_defaults(self):
+        x = FakeTensor(dtype="torch.float32")
+        sig, values = self.signature(kernels.scale_kernel, x, 1, 16, 0.5)
+        # `n` is in do_not_specialize: no `:1`, no `:16`; `stride` = 16 is.
+        self.assertEqual(sig, "*fp32:16, i32, i32:16, fp32, False, tl.float32")
+        self.assertEqual(values, (x.data_ptr(), 1, 16, 0.5))
+        sig, _ = self.signature(kernels.scale_kernel, x, 7, True, 2.0, FLAG=True, DTYPE=tl.float16)
+        self.assertEqual(sig, "*fp32:16, i32, i1, fp32, True, tl.float16")
+
+    def test_constexpr_values_are_keys_not_launch_values(self):
+        x = FakeTensor()
+        _, k1, v1, _ = kernels.add_kernel._bind((x, x, x, 100), {"BLOCK_SIZE": 64})
+        _, k2, v2, _ = kernels.add_kernel._bind((x, x, x, 100), {"BLOCK_SIZE": 128})
+        self.assertNotEqual(k1, k2)
+        self.assertEqual(v1, v2)
+        # Launch options are part of the key.
+        _, k3, _, _ = kernels.add_kernel._bind((x, x, x, 100), {"BLOCK_SIZE": 64, "num_warps": 8})
+        self.assertNotEqual(k1, k3)
+
+    def test_tensor_descriptor(self):
+        a = FakeTensor(shape=(256, 128))
+        d = TensorDescriptor.from_tensor(a, [64, 32])
+        sig, values = self.signature(kernels.desc_copy_kernel, d, d, BLOCK_M=64, BLOCK_N=32)
+        self.assertEqual(sig, "tensordesc<fp16[64, 32]>, tensordesc<fp16[64, 32]>, 64, 32")
+        self.assertEqual(values[:5], (a.data_ptr(), 256, 128, 128, 1))
+        names = [n for p, k in zip(kernels.desc_copy_kernel.params, kernels.desc_copy_kernel._bind((d, d), {"BLOCK_M": 64, "BLOCK_N": 32})[1]) for n, _ in _jit.launch_names(p.name, k)]
+        self.assertEqual(names[:5], ["in_desc_base", "in_desc_shape0", "in_desc_shape1", "in_desc_stride0", "in_desc_stride1"])
+        with self.assertRaisesRegex(ValueError, "not a multiple of 16"):
+            TensorDescriptor(a, [256, 127], [127, 1], [64, 32])
+        with self.assertRaisesRegex(ValueError, "contiguous"):
+            TensorDescriptor(a, [256, 128], [1, 256], [64, 32])
+
+
+class GridTest(DriverTest):
+
+    def test_tuples_ints_and_callables(self):
+        self.assertEqual(_jit.evaluate_grid((4,), {}), (4, 1, 1))
+        self.assertEqual(_jit.evaluate_grid(7, {}), (7, 1, 1))
+        self.assertEqual(_jit.evaluate_grid((2, 3, 4), {}), (2, 3, 4))
+        meta = {"n": 1000, "BLOCK": 256}
+        self.assertEqual(_jit.evaluate_grid(lambda m: (triton.cdiv(m["n"], m["BLOCK"]),), meta), (4, 1, 1))
+
+    def test_bad_grids(self):
+        with self.assertRaisesRegex(ValueError, "1 to 3 dimensions"):
+            _jit.evaluate_grid((1, 1, 1, 1), {})
+        with self.assertRaisesRegex(ValueError, "grid dimension 1 is 70000"):
+            _jit.evaluate_grid((1, 70000), {})
+        with self.assertRaisesRegex(ValueError, "grid dimension 0 is -1"):
+            _jit.evaluate_grid((-1,), {})
+        with self.assertRaisesRegex(TypeError, "tuple of 1 to 3 ints"):
+            _jit.evaluate_grid("abc", {})
+
+    def test_grid_sees_arguments_constexprs_and_defaults(self):
+        x = FakeTensor(dtype="torch.float32")
+        seen = {}
+
+        def grid(meta):
+            seen.update(meta)
+            return (1,)
+
+        kernels.scale_kernel[grid](x, 10, 1, 0.5)
+        self.assertEqual(seen["n"], 10)
+        self.assertIs(seen["FLAG"], False)
+        self.assertIs(seen["DTYPE"], tl.float32)
+
+    def test_launch_values_and_empty_grids(self):
+        x, y, o = FakeTensor(), FakeTensor(), FakeTensor()
+        kernels.add_kernel[lambda m: (triton.cdiv(m["n_elements"], m["BLOCK_SIZE"]),)](x, y, o, 1000, BLOCK_SIZE=256)
+        (kernel, grid, values, device), = self.driver.launches
+        self.assertEqual(grid, (4, 1, 1))
+        self.assertEqual(values, (x.data_ptr(), y.data_ptr(), o.data_ptr(), 1000))
+        self.assertEqual(kernel.name, "add_kernel")
+        self.assertEqual([n for n, _ in kernel.params], ["x_ptr", "y_ptr", "out_ptr", "n_elements"])
+        # A grid with a zero dimension launches nothing, as in Triton.
+        kernels.add_kernel[(0,)](x, y, o, 1000, BLOCK_SIZE=256)
+        self.assertEqual(len(self.driver.launches), 1)
+
+
+class CacheTest(DriverTest):
+
+    def test_in_memory_cache_per_specialization(self):
+        x = FakeTensor()
+        k1 = kernels.add_kernel[(1,)](x, x, x, 100, BLOCK_SIZE=64)
+        k2 = kernels.add_kernel[(1,)](x, x, x, 200, BLOCK_SIZE=64)
+        self.assertIs(k1, k2)
+        k3 = kernels.add_kernel[(1,)](x, x, x, 208, BLOCK_SIZE=64)  # divisible by 16
+        self.assertIsNot(k1, k3)
+        self.assertEqual(len(kernels.add_kernel.cache), 2)
+        self.assertIn("tw_", k1.asm["cuda"])
+        self.assertIn(".entry", k1.asm["ptx"])
+
+    def test_on_disk_cache_survives_a_new_process(self):
+        x = FakeTensor()
+        k1 = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,))
+        files = [os.path.join(r, f) for r, _, fs in os.walk(self.tmp.name) for f in fs]
+        self.assertEqual(len(files), 1, files)
+        # A fresh in-memory cache (as in a new process) with the compiler
+        # unavailable: the kernel comes from disk.
+        kernels.add_kernel.cache.clear()
+        from tawa import _tawa
+        real = _tawa.compile
+
+        def refuse(*a, **k):
+            raise AssertionError("compiled although cached on disk")
+
+        _tawa.compile = refuse
+        try:
+            k2 = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,))
+            self.assertEqual(k2.asm["cuda"], k1.asm["cuda"])
+            self.assertEqual(k2.kernel.params, k1.kernel.params)
+            self.assertEqual(k2.kernel.cubin, k1.kernel.cubin)
+            # Other options are another entry.
+            with self.assertRaises(AssertionError):
+                kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, num_warps=8, grid=(1,))
+        finally:
+            _tawa.compile = real
+
+    def test_corrupt_entries_are_recompiled(self):
+        x = FakeTensor()
+        kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,))
+        path = [os.path.join(r, f) for r, _, fs in os.walk(self.tmp.name) for f in fs][0]
+        with open(path, "wb") as f:
+            f.write(b"garbage")
+        kernels.add_kernel.cache.clear()
+        k = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,))
+        self.assertEqual(k.name, "add_kernel")
+        with open(path, "rb") as f:
+            self.assertNotEqual(f.read(), b"garbage")
+
+    def test_cache_key_has_source_specialization_options_and_compiler(self):
+        req = {"source": "a", "kernel": "k", "signature": "i32", "args": [], "num_warps": 4, "num_stages": 3,
+               "warp_specialize": True}
+        p = kernels.add_kernel._disk_path(req)
+        for change in ({"source": "b"}, {"signature": "i64"}, {"num_warps": 8}, {"warp_specialize": False}):
+            self.assertNotEqual(p, kernels.add_kernel._disk_path(dict(req, **change)), change)
+        self.assertIn("+nvrtc", _jit.compiler_version())
+
+    def test_serialization_round_trip(self):
+        x = FakeTensor()
+        a = FakeTensor(shape=(256, 128))
+        d = TensorDescriptor.from_tensor(a, [64, 64])
+        from tawa import _tawa
+        for k in (kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,)),
+                  kernels.desc_copy_kernel.warmup(d, d, BLOCK_M=64, BLOCK_N=64, grid=(1,))):
+            back = _tawa.Kernel.deserialize(k.kernel.serialize())
+            for attr in ("name", "symbol", "cuda", "ptx", "params", "num_threads", "dyn_smem",
+                         "num_tensor_maps", "warp_specialized", "cubin"):
+                self.assertEqual(getattr(back, attr), getattr(k.kernel, attr), attr)
+        with self.assertRaisesRegex(ValueError, "corrupt cache entry"):
+            _tawa.Kernel.deserialize(b"{}\0")
+
+
+class WarpSpecializedTest(DriverTest):
+
+    def test_a_matmul_is_warp_specialized_with_tensor_maps(self):
+        # Row-major fp16 operands whose strides are multiples of 16 (and
+        # unit inner strides, specialized to 1): TMA copies, a producer
+        # warpgroup, and (one-axis grid) a persistent tile loop whose grid
+        # parameter the launcher fills.
+        M, N, K = 512, 256, 128
+        a = FakeTensor(shape=(M, K))
+        b = FakeTensor(shape=(K, N))
+        c = FakeTensor(shape=(M, N))
+        k = kernels.matmul_kernel.warmup(a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128,
+                                         BLOCK_K=64, num_warps=8, num_stages=3, grid=(1,))
+        self.assertTrue(k.kernel.warp_specialized)
+        self.assertGreater(k.kernel.num_tensor_maps, 0)
+        self.assertIn("wgmma.mma_async", k.asm["ptx"])
+        names = [n for n, _ in k.kernel.params]
+        self.assertNotIn("stride_ak", names)  # == 1: a constant
+        self.assertEqual(k.launch_names[:3], [("a_ptr", "ptr"), ("b_ptr", "ptr"), ("c_ptr", "ptr")])
+        from tawa import _tawa
+        back = _tawa.Kernel.deserialize(k.kernel.serialize())
+        self.assertEqual(back.params, k.kernel.params)
+        self.assertEqual(back.num_tensor_maps, k.kernel.num_tensor_maps)
+
+
+class ErrorTest(DriverTest):
+
+    def test_compile_errors_point_at_the_source(self):
+        x = FakeTensor()
+        with self.assertRaises(triton.CompilationError) as cm:
+            kernels.broken_kernel[(1,)](x, BLOCK=64)
+        msg = str(cm.exception)
+        self.assertIn("kernels.py:", msg)
+        self.assertIn("undefined_name", msg)
+        self.assertIn("^", msg)
+
+    def test_argument_errors(self):
+        x = FakeTensor()
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument `BLOCK`"):
+            kernels.add_kernel[(1,)](x, x, x, 10, BLOCK=64)
+        with self.assertRaisesRegex(TypeError, "missing argument `BLOCK_SIZE`"):
+            kernels.add_kernel[(1,)](x, x, x, 10)
+        with self.assertRaisesRegex(TypeError, "takes 5 arguments, 6 given"):
+            kernels.add_kernel[(1,)](x, x, x, 10, 64, 1)
+        with self.assertRaisesRegex(TypeError, "multiple values for argument `x_ptr`"):
+            kernels.add_kernel[(1,)](x, x, x, 10, x_ptr=x, BLOCK_SIZE=64)
+        cpu = FakeTensor()
+        cpu.is_cuda = False
+        with self.assertRaisesRegex(ValueError, "`x_ptr` is a tensor on .*CUDA tensors"):
+            kernels.add_kernel[(1,)](cpu, x, x, 10, BLOCK_SIZE=64)
+        with self.assertRaisesRegex(TypeError, "dtype torch.complex64"):
+            kernels.add_kernel[(1,)](FakeTensor(dtype="torch.complex64"), x, x, 10, BLOCK_SIZE=64)
+        with self.assertRaisesRegex(TypeError, "`n_elements` of type list"):
+            kernels.add_kernel[(1,)](x, x, x, [1], BLOCK_SIZE=64)
+        with self.assertRaisesRegex(ValueError, "num_warps must be a power of two"):
+            kernels.add_kernel[(1,)](x, x, x, 10, BLOCK_SIZE=64, num_warps=3)
+        self.assertEqual(self.driver.launches, [])
+
+    def test_unsupported_things_say_so(self):
+        x = FakeTensor()
+        with self.assertRaisesRegex(NotImplementedError, "num_ctas=2 is not supported by tawa"):
+            kernels.add_kernel[(1,)](x, x, x, 10, BLOCK_SIZE=64, num_ctas=2)
+        with self.assertRaisesRegex(NotImplementedError, "triton.no_such_thing is not supported"):
+            triton.no_such_thing
+        self.assertFalse(hasattr(triton, "no_such_thing"))
+        with self.assertRaisesRegex(NotImplementedError, "tl.load can only be called inside"):
+            tl.load(None)
+        with self.assertRaisesRegex(NotImplementedError, "triton.language.no_such"):
+            tl.no_such
+        with self.assertRaisesRegex(NotImplementedError, "use_cuda_graph"):
+            triton.autotune([triton.Config({})], key=[], use_cuda_graph=True)(kernels.add_kernel)
+
+    def test_calling_a_kernel_directly(self):
+        with self.assertRaisesRegex(RuntimeError, r"launch it as `add_kernel\[grid\]"):
+            kernels.add_kernel(1, 2, 3)
+
+    def test_launch_errors_from_the_runtime_are_python_exceptions(self):
+        # The real driver without a GPU: a LaunchError, not a crash.
+        driver.reset_active()
+        from tawa import _tawa
+        if _tawa.gpu_available():
+            self.skipTest("a GPU is present")
+        x = FakeTensor()
+        k = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, grid=(1,))
+        with self.assertRaises(triton.LaunchError):
+            k.kernel.launch((1, 1, 1), (1, 2, 3, 100), 0, 0)
+        with self.assertRaisesRegex(TypeError, "takes 4 launch values, 2 given"):
+            k.kernel.launch((1, 1, 1), (1, 2), 0, 0)
+        with self.assertRaisesRegex(TypeError, "`n_elements`: expected an integer"):
+            k.kernel.launch((1, 1, 1), (1, 2, 3, "x"), 0, 0)
+
+
+class CompiledKernelTest(DriverTest):
+
+    def test_warmup_with_dtypes_and_the_compiled_kernel_launcher(self):
+        k = kernels.add_kernel.warmup(tl.float16, tl.float16, tl.float16, 100, BLOCK_SIZE=64, grid=(1,))
+        self.assertEqual(self.driver.launches, [])
+        self.assertGreater(k.n_regs, 0)
+        self.assertEqual(k.metadata.num_warps, 4)
+        x = FakeTensor()
+        k[(3, 1, 1)](x, x, x, 100, 64)
+        self.assertEqual(self.driver.launches[0][1], (3, 1, 1))
+        with self.assertRaisesRegex(ValueError, "do not match the specialization"):
+            k[(1,)](x, x, x, 100, 128)
+        # As tutorial 02 does: compiled with options, launched positionally.
+        k8 = kernels.add_kernel.warmup(x, x, x, 100, BLOCK_SIZE=64, num_warps=8, grid=(1,))
+        k8[(2, 1, 1)](x, x, x, 100, 64)
+        self.assertEqual(self.driver.launches[-1][0].num_threads, 256)
+
+
+class HelpersTest(unittest.TestCase):
+
+    def test_cdiv_and_next_power_of_2(self):
+        self.assertEqual(triton.cdiv(10, 4), 3)
+        self.assertEqual(triton.cdiv(8, 4), 2)
+        self.assertEqual([triton.next_power_of_2(n) for n in (0, 1, 2, 3, 5, 1024, 1025)],
+                         [1, 1, 2, 4, 8, 1024, 2048])
+
+    def test_constexpr_and_dtypes(self):
+        c = tl.constexpr(4)
+        self.assertEqual(c, 4)
+        self.assertEqual(c * 2, 8)
+        self.assertEqual(triton.cdiv(c, 3), 2)
+        self.assertEqual(str(tl.float16), "fp16")
+        self.assertTrue(tl.bfloat16.is_bf16())
+        self.assertEqual(kernels.SCALE, 2)
+
+    def test_set_allocator(self):
+        triton.set_allocator(lambda size, align, stream: None)
+        self.assertIsNotNone(triton.get_allocator())
+        with self.assertRaises(TypeError):
+            triton.set_allocator(3)
+        triton.set_allocator(None)
+
+
+if __name__ == "__main__":
+    unittest.main()
