@@ -236,7 +236,7 @@ pub fn bench_case(
     }
     let args: Vec<Vec<KernelArg>> = sets
         .iter()
-        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound))
+        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, grid))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
     let block = [compiled.kernel.num_threads, 1, 1];

@@ -528,8 +528,57 @@ fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
         if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
             return Ok(None);
         }
+        // Slots are read in place by wgmma only; a dot too small for it
+        // (fewer than 64 rows a warpgroup) keeps the kernel plain.
+        if !slot_dots_are_wgmma(ws) {
+            return Ok(None);
+        }
     }
     Ok(ws)
+}
+
+/// Whether every `dot` reading an aref slot (directly or through a
+/// `trans`) gets a wgmma layout, as the backend chooses it for the
+/// consumer's warps.
+fn slot_dots_are_wgmma(ws: &Function) -> bool {
+    use tawa_backend::layout::MmaVersion;
+    use tawa_ir::{OpKind, ScalarType};
+    let from_slot = |v| {
+        let mut def = ws.def_op(v);
+        if let Some(d) = def.filter(|&d| matches!(ws.ops[d].kind, OpKind::Trans { .. })) {
+            def = ws.def_op(ws.ops[d].operands[0]);
+        }
+        def.is_some_and(|d| matches!(ws.ops[d].kind, OpKind::ArefGet))
+    };
+    let mut ok = true;
+    ws.walk(&mut |op| {
+        let data = &ws.ops[op];
+        let OpKind::Dot {
+            input_precision, ..
+        } = data.kind
+        else {
+            return;
+        };
+        if !data.operands[..2].iter().any(|&v| from_slot(v)) {
+            return;
+        }
+        let shape = ws.ty(data.results[0]).shape();
+        let k = ws.ty(data.operands[0]).shape()[1];
+        let a_elem = ws
+            .ty(data.operands[0])
+            .scalar_type()
+            .unwrap_or(ScalarType::F32);
+        ok &= tawa_backend::layout_assign::choose_mma(
+            shape[0],
+            shape[1],
+            k,
+            a_elem,
+            ws.attrs.num_warps,
+            input_precision,
+        )
+        .is_some_and(|m| m.version == MmaVersion::V3);
+    });
+    ok
 }
 
 /// The verifier after a pass; a rejection is a compiler bug.

@@ -271,17 +271,20 @@ impl DeviceTensors {
         launch::kernel_args(bound, &|n| self.address(n))
     }
 
-    /// Everything `kernel` is launched with on these buffers: the
-    /// parameters' arguments, then its TMA tensor maps encoded for these
-    /// buffers' addresses (each set of buffers needs its own maps).
+    /// Everything `kernel` is launched with on these buffers over `grid`
+    /// (the grid launched): the parameters' arguments, then its TMA tensor
+    /// maps encoded for these buffers' addresses (each set of buffers needs
+    /// its own maps).
     pub fn launch_args(
         &self,
         gpu: &Gpu,
         kernel: &KernelSource,
         bound: &[BoundArg],
+        grid: [u32; 3],
     ) -> Result<Vec<KernelArg>, String> {
         let mut args = self.kernel_args(bound)?;
-        let specs = launch::tensor_map_specs(&kernel.tensor_maps, bound, &|n| self.address(n))?;
+        let specs =
+            launch::tensor_map_specs(&kernel.tensor_maps, bound, grid, &|n| self.address(n))?;
         for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
             args.push(
                 spec.encode(gpu)
@@ -451,7 +454,7 @@ pub fn check_compiled(
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(|e| launch_err(e.to_string()))?;
     let args = device
-        .launch_args(gpu, &compiled.kernel, &bound)
+        .launch_args(gpu, &compiled.kernel, &bound, grid)
         .map_err(setup)?;
     gpu.launch(
         &kernel,
