@@ -60,7 +60,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 13] = [
+const WS_EXAMPLES: [&str; 15] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -74,6 +74,8 @@ const WS_EXAMPLES: [&str; 13] = [
     "matmul_swap_ab",
     "fused_attention",
     "glu_dual_gemm_unmasked",
+    "batched_matmul",
+    "split_k_matmul",
 ];
 
 /// Examples that read tiles through `trans`: their plain kernels

@@ -333,6 +333,20 @@ fn glu_dual_gemm_unmasked() {
     );
 }
 
+/// The batch is a dimension of box 1 of every copy (3-D tensor maps,
+/// rank-reduced loads), taken from grid axis 2.
+#[test]
+fn batched_matmul() {
+    check_example("batched_matmul", &["ragged", "ragged_8_warps"]);
+}
+
+/// The K loop starts at a program-dependent block and strides by
+/// SPLIT_K blocks; the partial products are added with atomics after it.
+#[test]
+fn split_k_matmul() {
+    check_example("split_k_matmul", &["ragged_split_3", "split_4_8_warps"]);
+}
+
 #[test]
 fn matmul_tma_host() {
     check_example("matmul_tma_host", &["ragged_100"]);

@@ -19,6 +19,7 @@ pub const REFERENCES: &[&str] = &[
     "grouped_gemm",
     "geglu",
     "gemm_row_reduce",
+    "batched_matmul",
 ];
 
 pub type Outputs = BTreeMap<String, Vec<f64>>;
@@ -69,6 +70,7 @@ pub fn run_reference_with(
         "grouped_gemm" => grouped_gemm_ref(&ctx),
         "geglu" => geglu_ref(&ctx),
         "gemm_row_reduce" => gemm_row_reduce_ref(&ctx),
+        "batched_matmul" => batched_matmul_ref(&ctx),
         other => Err(format!("unknown reference `{other}`")),
     }
 }
@@ -344,6 +346,46 @@ fn geglu_ref(ctx: &Ctx) -> Result<Outputs, String> {
         .collect();
     let mut out = Outputs::new();
     ctx.output(&mut out, "h", h)?;
+    Ok(out)
+}
+
+/// `c[i] = a[i] · b[i]` for every batch `i` of rank-3 `a` `[B, M, K]`
+/// and `b` `[B, K, N]`, each product through the context's matmul (on
+/// the batch's logical values as a contiguous rank-2 tensor).
+fn batched_matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (ta, tb) = (ctx.tensor("a")?, ctx.tensor("b")?);
+    let (&[batch, m, k], &[batch_b, k2, n]) = (&ta.shape[..], &tb.shape[..]) else {
+        return Err(format!(
+            "`{}` {:?} and `{}` {:?} must be 3-D",
+            ta.name, ta.shape, tb.name, tb.shape
+        ));
+    };
+    if batch != batch_b {
+        return Err(format!("batches of {batch} and {batch_b} GEMMs"));
+    }
+    check_inner((m, k), (k2, n))?;
+    let (a, b) = (ta.logical(), tb.logical());
+    let slice = |t: &HostTensor, values: &[f64], rows: usize, cols: usize| HostTensor {
+        name: t.name.clone(),
+        dtype: t.dtype,
+        shape: vec![rows, cols],
+        strides: vec![cols, 1],
+        data: values.to_vec(),
+        output: false,
+        pointers_to: None,
+    };
+    let mut c = Vec::with_capacity(batch * m * n);
+    for i in 0..batch {
+        let ai = slice(ta, &a[i * m * k..(i + 1) * m * k], m, k);
+        let bi = slice(tb, &b[i * k * n..(i + 1) * k * n], k, n);
+        let ci = (ctx.matmul)(&ai, &bi)?;
+        if ci.len() != m * n {
+            return Err(format!("matmul gave {} values for {m}x{n}", ci.len()));
+        }
+        c.extend(ci);
+    }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
     Ok(out)
 }
 
