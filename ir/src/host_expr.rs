@@ -124,3 +124,42 @@ pub fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(e: HostExpr) -> Box<HostExpr> {
+        Box::new(e)
+    }
+
+    #[test]
+    fn grid_division_and_max_evaluate_at_launch() {
+        // max(64 * (num_programs(1) - 1) + 64, 64) // stride, with `stride`
+        // parameter 0.
+        let last = HostExpr::Mul(
+            b(HostExpr::Const(64)),
+            b(HostExpr::Sub(
+                b(HostExpr::NumPrograms(Axis::Y)),
+                b(HostExpr::Const(1)),
+            )),
+        );
+        let covering = HostExpr::Max(
+            b(HostExpr::Add(b(last), b(HostExpr::Const(64)))),
+            b(HostExpr::Const(64)),
+        );
+        let e = HostExpr::Div(b(covering), b(HostExpr::Param(0)));
+        let param = |i: usize| (i == 0).then_some(2);
+        assert!(e.uses_grid());
+        assert_eq!(e.eval_in_grid(&param, Some([7, 3, 1])), Some(96));
+        // A grid of no programs along y still gives one block.
+        assert_eq!(e.eval_in_grid(&param, Some([7, 0, 1])), Some(32));
+        // Without the grid, or dividing by zero, there is no value.
+        assert_eq!(e.eval(&param), None);
+        assert_eq!(e.eval_in_grid(&|_| Some(0), Some([7, 3, 1])), None);
+        assert_eq!(
+            e.render(&|i| format!("%p{i}")),
+            "max(64*(num_programs(1) - 1) + 64, 64) // %p0"
+        );
+    }
+}

@@ -1175,7 +1175,11 @@ impl Types<'_> {
                 {
                     // A TMA copy with boxes of 1 (a batch or head offset)
                     // writes the block without them: `tma_lower` loads it so.
-                    self.same("result must be the block", self.result(0), &tile)?;
+                    self.same(
+                        "result must be the block (or it without its dimensions of 1)",
+                        self.result(0),
+                        &tile,
+                    )?;
                 }
             }
             OpKind::AtomicRmw { has_mask, .. } => {

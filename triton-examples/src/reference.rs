@@ -20,6 +20,7 @@ pub const REFERENCES: &[&str] = &[
     "geglu",
     "gemm_row_reduce",
     "batched_matmul",
+    "matmul_bt",
 ];
 
 pub type Outputs = BTreeMap<String, Vec<f64>>;
@@ -71,6 +72,7 @@ pub fn run_reference_with(
         "geglu" => geglu_ref(&ctx),
         "gemm_row_reduce" => gemm_row_reduce_ref(&ctx),
         "batched_matmul" => batched_matmul_ref(&ctx),
+        "matmul_bt" => matmul_bt_ref(&ctx),
         other => Err(format!("unknown reference `{other}`")),
     }
 }
@@ -221,6 +223,31 @@ fn matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
         }
         Some(other) => return Err(format!("unknown ACTIVATION {}", other.python())),
     }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
+    Ok(out)
+}
+
+/// `c = a · btᵀ` with `bt` given as `[N, K]` (a weight stored output by
+/// input features, or a TMA descriptor's K-contiguous B): the product of
+/// `a` with the `[K, N]` view of `bt`'s storage.
+fn matmul_bt_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (a, bt) = (ctx.tensor("a")?, ctx.tensor("bt")?);
+    let (&[_, k], &[n, k2], &[s0, s1]) = (&a.shape[..], &bt.shape[..], &bt.strides[..]) else {
+        return Err(format!(
+            "`{}` {:?} and `{}` {:?} must be 2-D",
+            a.name, a.shape, bt.name, bt.shape
+        ));
+    };
+    if k != k2 {
+        return Err(format!("`{}` has {k} columns, `{}` {k2}", a.name, bt.name));
+    }
+    let b = HostTensor {
+        shape: vec![k, n],
+        strides: vec![s1, s0],
+        ..bt.clone()
+    };
+    let c = (ctx.matmul)(a, &b)?;
     let mut out = Outputs::new();
     ctx.output(&mut out, "c", c)?;
     Ok(out)
