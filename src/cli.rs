@@ -111,10 +111,11 @@ pub struct CompileCommand {
 
     /// Triton's `num_stages`, e.g. `--num-stages 4` (default 3, or the
     /// launch case's): how many tiles are in flight. In a warp-specialized
-    /// kernel it is the depth of the aref rings: how many tiles the
-    /// producer loads ahead of the consumers, capped by what fits in shared
-    /// memory (`--explain` shows the depth taken); `--aref-depth` overrides
-    /// it. With `--no-ws` it is the software pipeline's ring: the copies
+    /// kernel it sets the depth of the aref rings: how many tiles the
+    /// producer loads ahead of the consumers, plus one slot for the tile
+    /// the consumers are reading when that slot fits without costing a
+    /// resident block per SM, capped by what fits in shared memory
+    /// (`--explain` shows the depth taken); `--aref-depth` overrides it. With `--no-ws` it is the software pipeline's ring: the copies
     /// run `num_stages - 1` iterations ahead of the loop that uses them (1:
     /// no pipelining, loads through registers).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -165,8 +166,9 @@ impl CompileCommand {
 #[derive(Args, Debug, Clone)]
 pub struct PipelineFlags {
     /// Slots of every aref ring (how many iterations the producer may run
-    /// ahead), e.g. `--aref-depth 3`. Default: the kernel's `num_stages`,
-    /// or as many as fit in shared memory when fewer do.
+    /// ahead), e.g. `--aref-depth 3`. Default: from the kernel's
+    /// `num_stages` (see `--num-stages`), or as many as fit in shared
+    /// memory when fewer do.
     #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..))]
     pub aref_depth: Option<u32>,
 
@@ -180,9 +182,15 @@ pub struct PipelineFlags {
 
     /// Make a warp-specialized kernel with a one-axis grid persistent: one
     /// program per SM walks the tiles, so that the producer loads the next
-    /// tile during the epilogue of the last. Off by default.
-    #[arg(long)]
+    /// tile during the epilogue of the last. The default; the flag only
+    /// says so (ablation scripts name both settings).
+    #[arg(long, conflicts_with = "no_persistent")]
     pub persistent: bool,
+
+    /// Keep one program per tile as the source launches it (the ablation
+    /// baseline of `--persistent`).
+    #[arg(long)]
+    pub no_persistent: bool,
 }
 
 impl PipelineFlags {
@@ -190,7 +198,7 @@ impl PipelineFlags {
         PipelineOptions {
             aref_depth: self.aref_depth,
             mma_depth: self.mma_depth,
-            persistent: self.persistent,
+            persistent: !self.no_persistent,
         }
     }
 }

@@ -320,7 +320,7 @@ fn require_tools() {
 #[test]
 fn num_stages_sets_the_ring_depth_of_a_warp_specialized_kernel() {
     let mut cuda = Vec::new();
-    for stages in ["1", "2"] {
+    for (stages, depth) in [("2", "3"), ("3", "4")] {
         let (code, stdout, stderr) = tawa(
             &[
                 "triton-examples/kernels/matmul.py",
@@ -336,17 +336,19 @@ fn num_stages_sets_the_ring_depth_of_a_warp_specialized_kernel() {
         );
         assert_eq!(code, 0, "{stderr}");
         assert!(
-            stderr.contains(&format!("depth {stages} (from num_stages {stages})")),
+            stderr.contains(&format!(
+                "depth {depth} (from num_stages {stages} in flight and the slot the consumer reads"
+            )),
             "{stages}: {stderr}"
         );
         cuda.push(stdout);
     }
-    assert_ne!(cuda[0], cuda[1], "--num-stages 1 and 2 give the same CUDA");
+    assert_ne!(cuda[0], cuda[1], "--num-stages 2 and 3 give the same CUDA");
     let (code, help, _) = tawa(&["--help"], &[]);
     assert_eq!(code, 0);
     let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        help.contains("In a warp-specialized kernel it is the depth of the aref rings"),
+        help.contains("In a warp-specialized kernel it sets the depth of the aref rings"),
         "{help}"
     );
 }

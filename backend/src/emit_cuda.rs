@@ -1619,7 +1619,7 @@ impl<'f> Emitter<'f> {
         // compete for.
         let band_rows = staged.as_ref().map(|(_, pitch)| {
             let rows = shape[0];
-            let fit = (STAGING_BYTES / (pitch * eb)).max(1);
+            let fit = (STAGING_BYTES / (shape[1] * eb).max(1)).max(1);
             if shape.len() == 2 && fit < rows {
                 1 << fit.ilog2()
             } else {
@@ -2829,8 +2829,12 @@ fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
     }
 }
 
-/// Shared memory a staged store's band of rows may take (the rest goes
-/// to the aref rings).
+/// Tile data a staged store's band of rows may hold (the rest of shared
+/// memory goes to the aref rings); the band's padding comes on top. Fewer,
+/// taller bands mean fewer passes over the registers, each with more warps
+/// writing: on the H100 the 128x256 GEMM epilogue in bands of 64 rows
+/// (32 KiB of data, 33 KiB with padding) made the 8192x8192x1024 GEMM 7%
+/// faster than bands of 32 (`bench/RESULTS.md`).
 const STAGING_BYTES: u32 = 32 * 1024;
 
 /// The staging index of register `r` of `layout` and the guard before an

@@ -826,8 +826,18 @@ impl LoopSplit {
         let (new_body, new_args) =
             loop_body_with(func, out, old_body, &carried, counter, &mut inits, map);
 
-        // The last op of the consumer's iteration reading a got tile.
-        let got: HashSet<Value> = self.loads.iter().map(|&l| func.ops[l].results[0]).collect();
+        // The last op of the consumer's iteration reading a got tile. A
+        // `trans` of a got tile is a view of the same slot (the backend
+        // reads it in place: wgmma's transpose bit, a permuted layout), so
+        // what reads the view reads the slot, and the slot is released
+        // after it.
+        let mut got: HashSet<Value> = self.loads.iter().map(|&l| func.ops[l].results[0]).collect();
+        for &op in &old_block.ops {
+            let data = &func.ops[op];
+            if matches!(data.kind, OpKind::Trans { .. }) && got.contains(&data.operands[0]) {
+                got.insert(data.results[0]);
+            }
+        }
         let last_reader = old_block
             .ops
             .iter()

@@ -61,7 +61,14 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     if !matches!(func.ops[ret].kind, OpKind::Return) {
         return Err("internal: the body does not end in return".into());
     }
-    let loc = func.ops[ret].loc;
+    // The tile loop is made up; what is said about it (a refusal to
+    // warp-specialize, `--explain`) points at the kernel's first loop,
+    // the one the source wrote and the partitioner splits.
+    let loc = func.blocks[body]
+        .ops
+        .iter()
+        .find(|&&op| matches!(func.ops[op].kind, OpKind::For(_)))
+        .map_or(func.ops[ret].loc, |&op| func.ops[op].loc);
     let i32_ty = Type::Scalar(Elem::Scalar(ScalarType::I32));
     let grid = func.add_param(GRID_PARAM, i32_ty.clone(), ParamHints::default());
 

@@ -1,4 +1,4 @@
-// threads 384, dynamic shared memory 116224 bytes
+// threads 384, dynamic shared memory 133120 bytes
 // tw_tmap0: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(5))] (elements), box [64, 128], swizzle 128B
 // tw_tmap1: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(4))] (elements), box [64, 64], swizzle 128B
 extern "C" __global__ void __launch_bounds__(384, 1) tw_k_gemm(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, float* __restrict__ c_ptr_, int M_, int N_, int K_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1) {
@@ -359,7 +359,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) tw_k_gemm(tw_f16* __restric
     #pragma unroll
     for (int r = 0; r < 64; ++r) t122[r] = (t123[r] & t127[r]);
     #pragma unroll 1
-    for (int band = 0; band < 128; band += 32) {
+    for (int band = 0; band < 128; band += 64) {
       // #mma<v3, warps = [8, 1], instr = 16x128> -> #blocked<spt = [1, 4], tpw = [1, 32], wpc = [8, 1], order = [1, 0]> through shared memory (2- and 4-element vectors, padded rows)
       asm volatile("bar.sync 2, 256;" ::: "memory");
       #pragma unroll
@@ -367,13 +367,13 @@ extern "C" __global__ void __launch_bounds__(384, 1) tw_k_gemm(tw_f16* __restric
         union { uint2 u; float e[2]; } t;
         #pragma unroll
         for (int e = 0; e < 2; ++e) t.e[e] = acc_2_65[r + e];
-        if ((unsigned)(((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band) < 32u) *(uint2*)((float*)tw_smem + ((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 16) * 8) & 127)) + (((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band) * 132) = t.u;
+        if ((unsigned)(((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band) < 64u) *(uint2*)((float*)tw_smem + ((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 16) * 8) & 127)) + (((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band) * 132) = t.u;
       }
       asm volatile("bar.sync 2, 256;" ::: "memory");
       #pragma unroll
       for (int g = 0; g < 16; ++g) {
         union { uint4 u; float e[4]; } t;
-        if ((unsigned)(((((warp % 8) + ((g * 4 / 4) % 16) * 8) & 127)) - band) < 32u && t122[g * 4]) { t.u = *(uint4*)((float*)tw_smem + ((((lane % 32) * 4 + ((g * 4 / 1) % 4) * 1) & 127)) + (((((warp % 8) + ((g * 4 / 4) % 16) * 8) & 127)) - band) * 132); *(uint4*)(t107[g * 4]) = t.u; }
+        if ((unsigned)(((((warp % 8) + ((g * 4 / 4) % 16) * 8) & 127)) - band) < 64u && t122[g * 4]) { t.u = *(uint4*)((float*)tw_smem + ((((lane % 32) * 4 + ((g * 4 / 1) % 4) * 1) & 127)) + (((((warp % 8) + ((g * 4 / 4) % 16) * 8) & 127)) - band) * 132); *(uint4*)(t107[g * 4]) = t.u; }
       }
     }
   }
