@@ -520,6 +520,17 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
 /// The partitioner's half of [`warp_specialize_function`]: the rings it
 /// creates have one slot until the pipeliner decides.
 fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
+    Ok(split_or_why(func)?.ok())
+}
+
+/// Why the driver keeps `func` plain when warp specialization is asked
+/// for (`--explain`); `None` when it splits it.
+pub fn why_not_warp_specialized(func: &Function) -> Result<Option<String>, WsError> {
+    Ok(split_or_why(func)?.err())
+}
+
+/// [`partition_function`], with the reason when there is nothing to split.
+fn split_or_why(func: &Function) -> Result<Result<Function, String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
@@ -543,16 +554,107 @@ fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
         .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
-    if let Some(ws) = &ws {
-        check_pass("the partitioner", ws)?;
-        // A transposed copy is read in place by wgmma only from an aref
-        // slot; one the partitioner left in the consumer would need a
-        // register transpose: keep the kernel plain instead.
-        if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
-            return Ok(None);
-        }
+    let Some(ws) = ws else {
+        let (copies, loads) = (plan.decisions.len(), tile_loads(&lowered));
+        let which = if copies == loads {
+            "every tile load is a TMA copy, but none in a loop feeds a dot".to_string()
+        } else {
+            format!(
+                "{copies} of {loads} tile loads are TMA copies; the lines above say why the \
+                 others are not"
+            )
+        };
+        return Ok(Err(format!(
+            "no loop whose TMA copies feed a `tl.dot` ({which})"
+        )));
+    };
+    check_pass("the partitioner", &ws)?;
+    // A transposed copy is read in place by wgmma only from an aref
+    // slot; one the partitioner left in the consumer would need a
+    // register transpose: keep the kernel plain instead.
+    if !tawa_partitioner::tma_lower::transposed_copies_in_slots(&ws) {
+        return Ok(Err(
+            "a transposed copy would stay in the consumer (loaded outside the loop the \
+             producer runs), where wgmma cannot read it in place"
+                .into(),
+        ));
     }
-    Ok(ws)
+    // Slots are read in place by wgmma only; a dot too small for it
+    // (fewer than 64 rows a warpgroup) keeps the kernel plain.
+    if let Some(m) = slot_dot_without_wgmma(&ws) {
+        return Ok(Err(format!(
+            "a `tl.dot` reading the copies has {m} rows for {} warps, too few for wgmma \
+             (64 rows a warpgroup of 4 warps), which reads them in place; use a block of \
+             at least 64 rows per 4 warps",
+            ws.attrs.num_warps
+        )));
+    }
+    Ok(Ok(ws))
+}
+
+/// Tile loads (`load` and `desc_load` of a tile) of `func`.
+fn tile_loads(func: &Function) -> usize {
+    let mut n = 0;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        n += usize::from(
+            matches!(
+                data.kind,
+                tawa_ir::OpKind::Load { .. } | tawa_ir::OpKind::DescLoad
+            ) && data
+                .results
+                .first()
+                .is_some_and(|&r| !func.ty(r).is_scalar()),
+        );
+    });
+    n
+}
+
+/// The rows of a `dot` reading an aref slot (directly or through a
+/// `trans`) that gets no wgmma layout, as the backend chooses it for the
+/// consumer's warps; `None` when every such dot is a wgmma.
+fn slot_dot_without_wgmma(ws: &Function) -> Option<u32> {
+    use tawa_backend::layout::MmaVersion;
+    use tawa_ir::{OpKind, ScalarType};
+    let from_slot = |v| {
+        let mut def = ws.def_op(v);
+        if let Some(d) = def.filter(|&d| matches!(ws.ops[d].kind, OpKind::Trans { .. })) {
+            def = ws.def_op(ws.ops[d].operands[0]);
+        }
+        def.is_some_and(|d| matches!(ws.ops[d].kind, OpKind::ArefGet))
+    };
+    let mut without = None;
+    ws.walk(&mut |op| {
+        let data = &ws.ops[op];
+        let OpKind::Dot {
+            input_precision, ..
+        } = data.kind
+        else {
+            return;
+        };
+        if !data.operands[..2].iter().any(|&v| from_slot(v)) {
+            return;
+        }
+        let shape = ws.ty(data.results[0]).shape();
+        let k = ws.ty(data.operands[0]).shape()[1];
+        let a_elem = ws
+            .ty(data.operands[0])
+            .scalar_type()
+            .unwrap_or(ScalarType::F32);
+        let wgmma = tawa_backend::layout_assign::choose_mma(
+            shape[0],
+            shape[1],
+            k,
+            a_elem,
+            ws.attrs.num_warps,
+            input_precision,
+        )
+        .is_some_and(|m| m.version == MmaVersion::V3);
+        if !wgmma {
+            without.get_or_insert(shape[0]);
+        }
+    });
+    without
 }
 
 /// The verifier after a pass; a rejection is a compiler bug.
@@ -641,6 +743,16 @@ pub fn compile_to_cuda(
         source: kernel,
         schedule: specialized.map(|s| s.schedule),
     })
+}
+
+/// `--explain` for a kernel warp specialization leaves plain: one line
+/// with the reason (`path: kernel: not warp-specialized: ...`).
+fn explain_plain(path: &str, source: &str, func: &Function, color: bool) -> Result<(), Failure> {
+    let why = why_not_warp_specialized(func).map_err(|e| e.render(path, source, color))?;
+    if let Some(why) = why {
+        eprintln!("{path}:kernel: not warp-specialized: {why}");
+    }
+    Ok(())
 }
 
 /// `--explain`: the TMA inference's decision for every load, one line each
@@ -777,11 +889,17 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             for func in &mut module.functions {
                 let pipelined = pipeline_function(&path, func, opts.as_ref())
                     .map_err(|e| e.render(&path, &source, color))?;
-                if let Some(ws) = pipelined {
-                    if cmd.explain {
-                        eprint!("{}", ws.schedule.explain(&path));
+                match pipelined {
+                    Some(ws) => {
+                        if cmd.explain {
+                            eprint!("{}", ws.schedule.explain(&path));
+                        }
+                        *func = ws.func;
                     }
-                    *func = ws.func;
+                    None if cmd.explain && opts.is_some() => {
+                        explain_plain(&path, &source, func, color)?;
+                    }
+                    None => {}
                 }
             }
             printer::print_module(&module).into_bytes()
@@ -790,8 +908,10 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let func = kernel_function(&module)?;
             let opts = cmd.pipeline_options();
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
-            if let (true, Some(schedule)) = (cmd.explain, &compiled.schedule) {
-                eprint!("{}", schedule.explain(&path));
+            match (cmd.explain, &compiled.schedule) {
+                (true, Some(schedule)) => eprint!("{}", schedule.explain(&path)),
+                (true, None) if opts.is_some() => explain_plain(&path, &source, func, color)?,
+                _ => {}
             }
             let kernel = compiled.source;
             match cmd.emit {

@@ -132,3 +132,28 @@ fn explain_says_why_no_ws_stays_plain_and_aref_depth_reaches_it() {
         "{plain}"
     );
 }
+
+/// A kernel warp specialization leaves plain says why, after the loads'
+/// lines; one it splits says how (the pipeliner's decisions) instead.
+#[test]
+fn explain_says_why_a_kernel_stays_plain() {
+    let plain = |example: &str, case: &str| {
+        let path = format!("triton-examples/kernels/{example}.py");
+        let (code, _, stderr) = run(&[&path, "--case", case, "--explain", "--emit", "ws-ir"]);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{path}:kernel: not warp-specialized: ")))
+            .map(str::to_string)
+    };
+    // 32-row blocks: no wgmma to read the slots.
+    let why = plain("fused_attention", "noncausal_ragged_d64").expect("a reason");
+    assert!(
+        why.contains("has 32 rows for 4 warps, too few for wgmma"),
+        "{why}"
+    );
+    // Row strides not known to be 16-byte multiples: no copies at all.
+    let why = plain("matmul", "ragged_100").expect("a reason");
+    assert!(why.contains("0 of 2 tile loads are TMA copies"), "{why}");
+    assert_eq!(plain("fused_attention", "noncausal_d64"), None);
+}

@@ -590,6 +590,12 @@ pub fn emit(
     } else {
         // One CTA per SM: `setmaxnreg` redistributes its register file.
         cuda.push_str(aref_lower::WS_PRELUDE);
+        let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        for rank in ranks.into_iter().filter(|&r| r > 2) {
+            cuda.push_str(&aref_lower::tma_nd_helper(rank));
+        }
         format!("{num_threads}, 1")
     };
     writeln!(
@@ -1875,15 +1881,64 @@ impl<'f> Emitter<'f> {
             .iter()
             .map(|&v| self.scalar(v))
             .collect::<Res<_>>()?;
+        let (desc, offs, reduced) = self.reduce_desc(data.operands[0], desc, offs, &shape)?;
         self.line(format!(
             "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
         ));
         self.indent += 1;
-        let (addr, cond) = self.tile_access(&desc, &offs, layout, &shape, &|_| true);
+        let (addr, mut cond) = self.tile_access(&desc, &offs, layout, &shape, &|_| true);
+        if let Some(reduced) = reduced {
+            cond = format!("{reduced} && {cond}");
+        }
         self.line(format!("{name}[r] = ({cond}) ? {addr} : ({c})0;"));
         self.indent -= 1;
         self.line("}");
         Ok(())
+    }
+
+    /// For a rank-reduced `desc_load` (its tile is the block without its
+    /// dimensions of 1), the descriptor bundle and offsets of the tile's
+    /// dimensions, with the dropped dimensions' offsets folded into the
+    /// base, and their bounds condition; unchanged otherwise.
+    fn reduce_desc(
+        &mut self,
+        desc_value: Value,
+        desc: Vec<String>,
+        offs: Vec<String>,
+        shape: &[u32],
+    ) -> Res<(Vec<String>, Vec<String>, Option<String>)> {
+        let rank = offs.len();
+        if rank == shape.len() {
+            return Ok((desc, offs, None));
+        }
+        let Type::TensorDesc { block, .. } = self.func.ty(desc_value) else {
+            return Err(unsupported(
+                Loc::UNKNOWN,
+                "internal: desc_load of a non-descriptor",
+            ));
+        };
+        let kept: Vec<usize> = (0..rank).filter(|&d| block[d] != 1).collect();
+        let dropped: Vec<usize> = (0..rank).filter(|&d| block[d] == 1).collect();
+        let base = self.tmp("dbase");
+        let moved: Vec<String> = dropped
+            .iter()
+            .map(|&d| format!(" + (long long)({}) * {}", offs[d], desc[1 + rank + d]))
+            .collect();
+        self.line(format!(
+            "auto const {base} = {}{};",
+            desc[0],
+            moved.concat()
+        ));
+        let cond = dropped
+            .iter()
+            .map(|&d| format!("({o}) >= 0 && ({o}) < {}", desc[1 + d], o = offs[d]))
+            .collect::<Vec<_>>()
+            .join(" && ");
+        let mut reduced = vec![base];
+        reduced.extend(kept.iter().map(|&d| desc[1 + d].clone()));
+        reduced.extend(kept.iter().map(|&d| desc[1 + rank + d].clone()));
+        let offs = kept.iter().map(|&d| offs[d].clone()).collect();
+        Ok((reduced, offs, Some(format!("({cond})"))))
     }
 
     fn desc_store(&mut self, op: Op) -> Res<()> {

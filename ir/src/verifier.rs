@@ -26,7 +26,9 @@
 //!    it off; `dot` is `MxK @ KxN + MxN`; `reduce` drops its axis
 //!    (argmax/argmin give `i32`); loads and stores match the pointee and
 //!    shape of their pointer; `addptr` is pointer + integer of one shape;
-//!    `make_range` has `end - start` elements, a power of two; constants
+//!    `make_range` has `end - start` elements, a power of two; a
+//!    `desc_load` gives its descriptor's block, or the block without its
+//!    dimensions of 1 when it has some (a rank-reduced copy); constants
 //!    match their result's element kind.
 //! 8. Structured control flow: `for` bounds are integer scalars of one
 //!    type, block args are `(iv, iter_args)` typed like `(lb, inits)`, and
@@ -1234,8 +1236,16 @@ impl Types<'_> {
                 let tile = Type::tensor(block.clone(), Elem::Scalar(*elem));
                 if store {
                     self.same("stored value must be the block", self.operand(1), &tile)?;
-                } else {
-                    self.same("result must be the block", self.result(0), &tile)?;
+                } else if !squeezed_block(block)
+                    .is_some_and(|s| *self.result(0) == Type::tensor(s, Elem::Scalar(*elem)))
+                {
+                    // A TMA copy with boxes of 1 (a batch or head offset)
+                    // writes the block without them: `tma_lower` loads it so.
+                    self.same(
+                        "result must be the block (or it without its dimensions of 1)",
+                        self.result(0),
+                        &tile,
+                    )?;
                 }
             }
             OpKind::AtomicRmw { has_mask, .. } => {
@@ -1490,4 +1500,11 @@ impl Types<'_> {
         }
         Ok(())
     }
+}
+
+/// `block` without its dimensions of 1, when it has some and others: the
+/// shape of a rank-reduced `desc_load` (see rule 7).
+pub fn squeezed_block(block: &[u32]) -> Option<Vec<u32>> {
+    let kept: Vec<u32> = block.iter().copied().filter(|&b| b != 1).collect();
+    (kept.len() < block.len() && !kept.is_empty()).then_some(kept)
 }
