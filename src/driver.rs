@@ -317,15 +317,17 @@ pub enum WsError {
 pub enum Without {
     /// `--no-ws`: no warp specialization.
     WarpSpecialization,
-    /// `--num-stages 1` (with `--no-ws`): no software pipeline.
-    SoftwarePipeline,
+    /// No stage to drop: an option asked for what cannot be had
+    /// (`--aref-depth` deeper than shared memory holds), and the message
+    /// says what can.
+    AskedOption,
 }
 
 impl Without {
     fn flag(self) -> &'static str {
         match self {
             Without::WarpSpecialization => "--no-ws",
-            Without::SoftwarePipeline => "--num-stages 1",
+            Without::AskedOption => "--aref-depth",
         }
     }
 
@@ -334,9 +336,7 @@ impl Without {
             Without::WarpSpecialization => {
                 "--no-ws compiles the kernel without warp specialization"
             }
-            Without::SoftwarePipeline => {
-                "--num-stages 1 compiles the kernel without software pipelining"
-            }
+            Without::AskedOption => "without --aref-depth the depth is what fits",
         }
     }
 
@@ -387,7 +387,7 @@ impl WsError {
         };
         let label = match without {
             Without::WarpSpecialization => "while warp-specializing this",
-            Without::SoftwarePipeline => "while software-pipelining this",
+            Without::AskedOption => "while pipelining this",
         };
         let mut d = Diagnostic::error(offset..offset, message.clone()).with_label(label);
         if !message.contains(without.flag()) {
@@ -436,7 +436,7 @@ pub fn warp_specialize_function(
     };
     let smem = measure_shared_memory(path, &ws);
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
-        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
+        .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
@@ -452,30 +452,53 @@ pub fn software_pipeline_function(
     path: &str,
     func: &Function,
 ) -> Result<Option<Specialized>, WsError> {
-    if func.attrs.num_stages < 2 {
-        return Ok(None);
+    let opts = PipelineOptions {
+        warp_specialize: false,
+        ..PipelineOptions::default()
+    };
+    Ok(software_pipeline_with(path, func, &opts)?.ok())
+}
+
+/// [`software_pipeline_function`] with the ring and MMA depths of `opts`;
+/// `Err(reason)` when the kernel stays as written.
+fn software_pipeline_with(
+    path: &str,
+    func: &Function,
+    opts: &PipelineOptions,
+) -> Result<Result<Specialized, String>, WsError> {
+    let stages = opts.aref_depth.unwrap_or(func.attrs.num_stages);
+    if stages < 2 {
+        return Ok(Err(format!(
+            "num_stages {stages}: with one stage no copy runs ahead (num_stages >= 2 pipelines)"
+        )));
     }
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
     let mut split = match partition_function(func) {
         Ok(Some(split)) => split,
-        Ok(None) | Err(WsError::Refused { .. }) => return Ok(None),
+        Ok(None) => {
+            return Ok(Err(
+                "no loop whose tile loads are TMA copies, nothing to run ahead (the lines \
+                 above say which loads are)"
+                    .into(),
+            ))
+        }
+        Err(WsError::Refused { message, .. }) => return Ok(Err(message)),
         Err(failed) => return Err(failed),
     };
     let smem = measure_shared_memory(path, &split);
-    let opts = PipelineOptions::default();
-    match tawa_pipeliner::pipeline_without_ws(&mut split, &opts, smem.as_ref())
-        .map_err(|e| Without::SoftwarePipeline.refused(e.loc, e.message))?
+    match tawa_pipeliner::pipeline_without_ws(&mut split, opts, smem.as_ref())
+        .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?
     {
         tawa_pipeliner::Pipelined::Yes(schedule) => {
             check_pass("the software pipeliner", &split)?;
-            Ok(Some(Specialized {
+            Ok(Ok(Specialized {
                 func: split,
                 schedule,
             }))
         }
-        tawa_pipeliner::Pipelined::No(_) => Ok(None),
+        tawa_pipeliner::Pipelined::No(why) => Ok(Err(why)),
     }
 }
 
@@ -497,6 +520,17 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
 /// The partitioner's half of [`warp_specialize_function`]: the rings it
 /// creates have one slot until the pipeliner decides.
 fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
+    Ok(split_or_why(func)?.ok())
+}
+
+/// Why the driver keeps `func` plain when warp specialization is asked
+/// for (`--explain`); `None` when it splits it.
+pub fn why_not_warp_specialized(func: &Function) -> Result<Option<String>, WsError> {
+    Ok(split_or_why(func)?.err())
+}
+
+/// [`partition_function`], with the reason when there is nothing to split.
+fn split_or_why(func: &Function) -> Result<Result<Function, String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
@@ -520,16 +554,107 @@ fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
         .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
-    if let Some(ws) = &ws {
-        check_pass("the partitioner", ws)?;
-        // A transposed copy is read in place by wgmma only from an aref
-        // slot; one the partitioner left in the consumer would need a
-        // register transpose: keep the kernel plain instead.
-        if !tawa_partitioner::tma_lower::transposed_copies_in_slots(ws) {
-            return Ok(None);
-        }
+    let Some(ws) = ws else {
+        let (copies, loads) = (plan.decisions.len(), tile_loads(&lowered));
+        let which = if copies == loads {
+            "every tile load is a TMA copy, but none in a loop feeds a dot".to_string()
+        } else {
+            format!(
+                "{copies} of {loads} tile loads are TMA copies; the lines above say why the \
+                 others are not"
+            )
+        };
+        return Ok(Err(format!(
+            "no loop whose TMA copies feed a `tl.dot` ({which})"
+        )));
+    };
+    check_pass("the partitioner", &ws)?;
+    // A transposed copy is read in place by wgmma only from an aref
+    // slot; one the partitioner left in the consumer would need a
+    // register transpose: keep the kernel plain instead.
+    if !tawa_partitioner::tma_lower::transposed_copies_in_slots(&ws) {
+        return Ok(Err(
+            "a transposed copy would stay in the consumer (loaded outside the loop the \
+             producer runs), where wgmma cannot read it in place"
+                .into(),
+        ));
     }
-    Ok(ws)
+    // Slots are read in place by wgmma only; a dot too small for it
+    // (fewer than 64 rows a warpgroup) keeps the kernel plain.
+    if let Some(m) = slot_dot_without_wgmma(&ws) {
+        return Ok(Err(format!(
+            "a `tl.dot` reading the copies has {m} rows for {} warps, too few for wgmma \
+             (64 rows a warpgroup of 4 warps), which reads them in place; use a block of \
+             at least 64 rows per 4 warps",
+            ws.attrs.num_warps
+        )));
+    }
+    Ok(Ok(ws))
+}
+
+/// Tile loads (`load` and `desc_load` of a tile) of `func`.
+fn tile_loads(func: &Function) -> usize {
+    let mut n = 0;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        n += usize::from(
+            matches!(
+                data.kind,
+                tawa_ir::OpKind::Load { .. } | tawa_ir::OpKind::DescLoad
+            ) && data
+                .results
+                .first()
+                .is_some_and(|&r| !func.ty(r).is_scalar()),
+        );
+    });
+    n
+}
+
+/// The rows of a `dot` reading an aref slot (directly or through a
+/// `trans`) that gets no wgmma layout, as the backend chooses it for the
+/// consumer's warps; `None` when every such dot is a wgmma.
+fn slot_dot_without_wgmma(ws: &Function) -> Option<u32> {
+    use tawa_backend::layout::MmaVersion;
+    use tawa_ir::{OpKind, ScalarType};
+    let from_slot = |v| {
+        let mut def = ws.def_op(v);
+        if let Some(d) = def.filter(|&d| matches!(ws.ops[d].kind, OpKind::Trans { .. })) {
+            def = ws.def_op(ws.ops[d].operands[0]);
+        }
+        def.is_some_and(|d| matches!(ws.ops[d].kind, OpKind::ArefGet))
+    };
+    let mut without = None;
+    ws.walk(&mut |op| {
+        let data = &ws.ops[op];
+        let OpKind::Dot {
+            input_precision, ..
+        } = data.kind
+        else {
+            return;
+        };
+        if !data.operands[..2].iter().any(|&v| from_slot(v)) {
+            return;
+        }
+        let shape = ws.ty(data.results[0]).shape();
+        let k = ws.ty(data.operands[0]).shape()[1];
+        let a_elem = ws
+            .ty(data.operands[0])
+            .scalar_type()
+            .unwrap_or(ScalarType::F32);
+        let wgmma = tawa_backend::layout_assign::choose_mma(
+            shape[0],
+            shape[1],
+            k,
+            a_elem,
+            ws.attrs.num_warps,
+            input_precision,
+        )
+        .is_some_and(|m| m.version == MmaVersion::V3);
+        if !wgmma {
+            without.get_or_insert(shape[0]);
+        }
+    });
+    without
 }
 
 /// The verifier after a pass; a rejection is a compiler bug.
@@ -551,18 +676,48 @@ pub struct CudaKernel {
     pub schedule: Option<Schedule>,
 }
 
-/// Warp-specialized and pipelined as `ws` says when it is `Some`,
-/// software-pipelined in one partition (`num_stages`) when it is `None`;
-/// `None` when the kernel stays as written.
+/// Warp-specialized and pipelined as `ws` says, or software-pipelined in
+/// one partition (`num_stages`) when `ws` is `None` or says
+/// `warp_specialize: false`; `None` when the kernel stays as written. A
+/// kernel that `--no-ws` leaves as written comes back unchanged with a
+/// schedule saying why, for `--explain`.
 pub fn pipeline_function(
     path: &str,
     func: &Function,
     ws: Option<&PipelineOptions>,
 ) -> Result<Option<Specialized>, WsError> {
     match ws {
-        Some(opts) => warp_specialize_function(path, func, opts),
-        None => software_pipeline_function(path, func),
+        Some(opts) if opts.warp_specialize => warp_specialize_function(path, func, opts),
+        Some(opts) => software_pipeline_explained(path, func, opts),
+        None => software_pipeline_explained(
+            path,
+            func,
+            &PipelineOptions {
+                warp_specialize: false,
+                ..PipelineOptions::default()
+            },
+        ),
     }
+}
+
+fn software_pipeline_explained(
+    path: &str,
+    func: &Function,
+    opts: &PipelineOptions,
+) -> Result<Option<Specialized>, WsError> {
+    Ok(Some(match software_pipeline_with(path, func, opts)? {
+        Ok(pipelined) => pipelined,
+        Err(why) => {
+            let mut schedule = Schedule::default();
+            schedule
+                .decisions
+                .push(format!("kernel: not software-pipelined (--no-ws): {why}"));
+            Specialized {
+                func: func.clone(),
+                schedule,
+            }
+        }
+    }))
 }
 
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
@@ -588,6 +743,16 @@ pub fn compile_to_cuda(
         source: kernel,
         schedule: specialized.map(|s| s.schedule),
     })
+}
+
+/// `--explain` for a kernel warp specialization leaves plain: one line
+/// with the reason (`path: kernel: not warp-specialized: ...`).
+fn explain_plain(path: &str, source: &str, func: &Function, color: bool) -> Result<(), Failure> {
+    let why = why_not_warp_specialized(func).map_err(|e| e.render(path, source, color))?;
+    if let Some(why) = why {
+        eprintln!("{path}:kernel: not warp-specialized: {why}");
+    }
+    Ok(())
 }
 
 /// `--explain`: the TMA inference's decision for every load, one line each
@@ -724,11 +889,17 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             for func in &mut module.functions {
                 let pipelined = pipeline_function(&path, func, opts.as_ref())
                     .map_err(|e| e.render(&path, &source, color))?;
-                if let Some(ws) = pipelined {
-                    if cmd.explain {
-                        eprint!("{}", ws.schedule.explain(&path));
+                match pipelined {
+                    Some(ws) => {
+                        if cmd.explain {
+                            eprint!("{}", ws.schedule.explain(&path));
+                        }
+                        *func = ws.func;
                     }
-                    *func = ws.func;
+                    None if cmd.explain && opts.is_some() => {
+                        explain_plain(&path, &source, func, color)?;
+                    }
+                    None => {}
                 }
             }
             printer::print_module(&module).into_bytes()
@@ -737,8 +908,10 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let func = kernel_function(&module)?;
             let opts = cmd.pipeline_options();
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
-            if let (true, Some(schedule)) = (cmd.explain, &compiled.schedule) {
-                eprint!("{}", schedule.explain(&path));
+            match (cmd.explain, &compiled.schedule) {
+                (true, Some(schedule)) => eprint!("{}", schedule.explain(&path)),
+                (true, None) if opts.is_some() => explain_plain(&path, &source, func, color)?,
+                _ => {}
             }
             let kernel = compiled.source;
             match cmd.emit {
@@ -796,11 +969,9 @@ mod tests {
         assert!(ws.message.contains("--> k.py:2:5"), "{}", ws.message);
         assert!(ws.message.contains("^ while warp-specializing this"));
         assert!(ws.message.contains("= --no-ws compiles the kernel without"));
-        let sw = render(Without::SoftwarePipeline, "too deep");
-        assert!(sw.message.contains("^ while software-pipelining this"));
-        assert!(sw
-            .message
-            .contains("= --num-stages 1 compiles the kernel without software pipelining"));
+        let asked = render(Without::AskedOption, "--aref-depth 9: too deep");
+        assert!(asked.message.contains("^ while pipelining this"));
+        assert!(!asked.message.contains("= "), "{}", asked.message);
         let named = render(Without::WarpSpecialization, "use 8 warps, or --no-ws");
         assert_eq!(
             named.message.matches("--no-ws").count(),

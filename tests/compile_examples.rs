@@ -60,7 +60,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 11] = [
+const WS_EXAMPLES: [&str; 15] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -72,6 +72,10 @@ const WS_EXAMPLES: [&str; 11] = [
     "persistent_matmul_clamped",
     "linear",
     "matmul_swap_ab",
+    "fused_attention",
+    "glu_dual_gemm_unmasked",
+    "batched_matmul",
+    "split_k_matmul",
 ];
 
 /// Examples that read tiles through `trans`: their plain kernels

@@ -23,8 +23,10 @@
 //!   descriptor the host builds (`tma_lower`); the load itself emits
 //!   nothing. One thread waits on `empty[s]` with parity `((i / D) & 1) ^
 //!   1`, arrives on `full[s]` with `expect_tx` of the slot's bytes, and
-//!   issues one `cp.async.bulk.tensor` per box; the copy engine completes
-//!   the phase. A partition that also gets from the ring (the op's only
+//!   issues one `cp.async.bulk.tensor` per box (2-D, or up to 5-D for a
+//!   rank-reduced `desc_load` whose descriptor has extra boxes of 1 — a
+//!   batch or head offset — which add no bytes to the slot); the copy
+//!   engine completes the phase. A partition that also gets from the ring (the op's only
 //!   one) reconverges its warps with `__syncwarp` after the put: the
 //!   `.aligned` wgmma that follows needs every lane.
 //! - **get** (consumer): every thread waits on `full[s]` with parity
@@ -486,14 +488,22 @@ impl Emitter<'_> {
             .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
             .collect::<Res<_>>()?;
         let box_inner = smem.w / eb;
+        // Coordinates innermost first, as the copy takes them; dimensions
+        // of box 1 (a rank-reduced copy) only move the origin.
+        let rank = coords.len();
+        let outer: Vec<&str> = coords[..rank - 1]
+            .iter()
+            .rev()
+            .map(|c| c.as_str())
+            .collect();
         let mut lines = Vec::new();
         for c in 0..shape[1] / box_inner {
             lines.push(format!(
-                "tw_tma_2d(tw_smem_u32 + {dst} + {}, &{tmap}, {} + {}, {}, {bar});",
+                "tw_tma_{rank}d(tw_smem_u32 + {dst} + {}, &{tmap}, {} + {}, {}, {bar});",
                 c * shape[0] * smem.w,
-                coords[1],
+                coords[rank - 1],
                 c * box_inner,
-                coords[0]
+                outer.join(", ")
             ));
         }
         Ok(lines)
@@ -521,8 +531,19 @@ impl Emitter<'_> {
             return Err(not_host());
         };
         let rank = block.len();
-        if rank != 2 {
-            return Err(unsupported(loc, "TMA copies of 2-D tiles only"));
+        // The copied block is 2-D: the descriptor's, or its without the
+        // boxes of 1 of extra dimensions (batch or head offsets), whose
+        // innermost dimension is the block's.
+        let copied = if rank == 2 {
+            Some(block.clone())
+        } else {
+            tawa_ir::verifier::squeezed_block(block)
+        };
+        if !(2..=5).contains(&rank) || copied.is_none_or(|c| c.len() != 2) || block[rank - 1] == 1 {
+            return Err(unsupported(
+                loc,
+                "TMA copies of 2-D tiles only (descriptors of rank 2 to 5 whose other boxes are 1)",
+            ));
         }
         let ops = &f.ops[make].operands;
         let base = f
@@ -536,10 +557,10 @@ impl Emitter<'_> {
             .collect::<Option<_>>()
             .ok_or_else(not_host)?;
         let (shape, strides) = exprs.split_at(rank);
-        if block[0] > MAX_BOX {
+        if let Some(rows) = block[..rank - 1].iter().find(|&&b| b > MAX_BOX) {
             return Err(unsupported(
                 loc,
-                format!("TMA box of {} rows: at most {}", block[0], MAX_BOX),
+                format!("TMA box of {rows} rows: at most {MAX_BOX}"),
             ));
         }
         let name = format!("tw_tmap{}", self.tensor_maps.len());
@@ -551,7 +572,9 @@ impl Emitter<'_> {
             // The innermost stride is 1 (TMA and Triton's descriptors both
             // require it); the host takes the others.
             strides: strides[..rank - 1].iter().rev().cloned().collect(),
-            box_extents: vec![w / elem.byte_size(), block[0]],
+            box_extents: std::iter::once(w / elem.byte_size())
+                .chain(block[..rank - 1].iter().rev().copied())
+                .collect(),
             swizzle_bytes: w,
         });
         self.tensor_map_names.insert((make, w), name.clone());
@@ -635,3 +658,22 @@ static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* ma
                :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar) : "memory");
 }
 "#;
+
+/// The N-D copies (coordinates innermost first) of descriptors with extra
+/// dimensions of box 1, emitted only into kernels that issue them.
+pub(super) fn tma_nd_helper(rank: usize) -> String {
+    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        r#"static __device__ __forceinline__ void tw_tma_{rank}d(unsigned dst, const tw_tmap* map, {}, unsigned bar) {{
+  asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{}}}], [%{}];"
+               :: "r"(dst), "l"((unsigned long long)map), {}, "r"(bar) : "memory");
+}}
+"#,
+        params.join(", "),
+        regs.join(", "),
+        rank + 2,
+        args.join(", ")
+    )
+}

@@ -1,43 +1,101 @@
-//! Host expressions: integers a kernel computes from its parameters alone
-//! (`+`, `-`, `*`, constants, widening casts), which the host can therefore
-//! compute at launch from the same arguments. The TMA path needs them: a
-//! `CUtensorMap`'s extents and strides are encoded on the host, so a
-//! descriptor is only turned into one when `host_expr` gives all its
-//! operands (`tawa_partitioner::tma_lower` decides with it what the
-//! producer may copy, and the backend writes the expressions into the
-//! launch contract).
+//! Host expressions: integers a kernel computes from its parameters and
+//! its grid alone (`+`, `-`, `*`, `/`, `max`, constants, widening casts,
+//! `num_programs`), which the host can therefore compute at launch from the
+//! same arguments and grid. The TMA path needs them: a `CUtensorMap`'s
+//! extents and strides are encoded on the host, so a descriptor is only
+//! turned into one when `host_expr` gives all its operands
+//! (`tawa_partitioner::tma_lower` decides with it what the producer may
+//! copy, and the backend writes the expressions into the launch contract).
 
-use crate::{BinaryOp, ConstValue, Function, OpKind, Value};
+use crate::{Axis, BinaryOp, ConstValue, Function, OpKind, Value};
 
-/// An integer computed on the host from a kernel's parameters (64-bit,
-/// wrapping like the kernel's own i64 arithmetic).
+/// An integer computed on the host from a kernel's parameters and grid
+/// (64-bit, wrapping like the kernel's own i64 arithmetic).
 #[derive(Clone, Debug, PartialEq)]
 pub enum HostExpr {
     Const(i64),
     /// The value of parameter `i` of the function (`Function::params[i]`).
     Param(usize),
+    /// The number of programs the launch starts along an axis (the grid
+    /// actually launched, as `tl.num_programs` sees it).
+    NumPrograms(Axis),
     Add(Box<HostExpr>, Box<HostExpr>),
     Sub(Box<HostExpr>, Box<HostExpr>),
     Mul(Box<HostExpr>, Box<HostExpr>),
+    /// Integer division rounding toward zero, as the kernel's `//` on
+    /// integers does; no value when the divisor is 0.
+    Div(Box<HostExpr>, Box<HostExpr>),
+    Max(Box<HostExpr>, Box<HostExpr>),
 }
 
 impl HostExpr {
     /// Evaluates with `param(i)` giving integer parameter `i`'s value;
-    /// `None` when a parameter has no integer value.
+    /// `None` when a parameter has no integer value or the expression
+    /// needs the grid (see [`HostExpr::eval_in_grid`]).
     pub fn eval(&self, param: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
+        self.eval_in_grid(param, None)
+    }
+
+    /// [`HostExpr::eval`] for a launch of `grid` programs, when known.
+    pub fn eval_in_grid(
+        &self,
+        param: &dyn Fn(usize) -> Option<i64>,
+        grid: Option<[u32; 3]>,
+    ) -> Option<i64> {
+        let e = |x: &HostExpr| x.eval_in_grid(param, grid);
         Some(match self {
             HostExpr::Const(c) => *c,
             HostExpr::Param(i) => param(*i)?,
-            HostExpr::Add(a, b) => a.eval(param)?.wrapping_add(b.eval(param)?),
-            HostExpr::Sub(a, b) => a.eval(param)?.wrapping_sub(b.eval(param)?),
-            HostExpr::Mul(a, b) => a.eval(param)?.wrapping_mul(b.eval(param)?),
+            HostExpr::NumPrograms(axis) => i64::from(grid?[axis.index()]),
+            HostExpr::Add(a, b) => e(a)?.wrapping_add(e(b)?),
+            HostExpr::Sub(a, b) => e(a)?.wrapping_sub(e(b)?),
+            HostExpr::Mul(a, b) => e(a)?.wrapping_mul(e(b)?),
+            HostExpr::Div(a, b) => e(a)?.checked_div(e(b)?)?,
+            HostExpr::Max(a, b) => e(a)?.max(e(b)?),
         })
+    }
+
+    /// Whether the expression reads the launch's grid.
+    pub fn uses_grid(&self) -> bool {
+        match self {
+            HostExpr::NumPrograms(_) => true,
+            HostExpr::Const(_) | HostExpr::Param(_) => false,
+            HostExpr::Add(a, b)
+            | HostExpr::Sub(a, b)
+            | HostExpr::Mul(a, b)
+            | HostExpr::Div(a, b)
+            | HostExpr::Max(a, b) => a.uses_grid() || b.uses_grid(),
+        }
+    }
+
+    /// The expression as text, parameter `i` written `param(i)`: for
+    /// `--explain`.
+    pub fn render(&self, param: &dyn Fn(usize) -> String) -> String {
+        let r = |x: &HostExpr| x.render(param);
+        match self {
+            HostExpr::Const(c) => c.to_string(),
+            HostExpr::Param(i) => param(*i),
+            HostExpr::NumPrograms(axis) => format!("num_programs({})", axis.index()),
+            HostExpr::Add(a, b) => format!("{} + {}", r(a), r(b)),
+            HostExpr::Sub(a, b) => format!("{} - {}", r(a), r(b)),
+            HostExpr::Mul(a, b) => format!("{}*{}", r_paren(a, param), r_paren(b, param)),
+            HostExpr::Div(a, b) => format!("{} // {}", r_paren(a, param), r_paren(b, param)),
+            HostExpr::Max(a, b) => format!("max({}, {})", r(a), r(b)),
+        }
+    }
+}
+
+/// `e` rendered, in parentheses when it is a sum or difference.
+fn r_paren(e: &HostExpr, param: &dyn Fn(usize) -> String) -> String {
+    match e {
+        HostExpr::Add(..) | HostExpr::Sub(..) => format!("({})", e.render(param)),
+        _ => e.render(param),
     }
 }
 
 /// `v` as a host expression: a parameter (of any type), or an integer
-/// scalar computed from parameters and constants by `+`, `-`, `*` and
-/// widening integer casts; `None` otherwise.
+/// scalar computed from parameters, constants and `num_programs` by `+`,
+/// `-`, `*`, `/`, `max` and widening integer casts; `None` otherwise.
 pub fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
     if let Some(i) = func.params.iter().position(|p| p.value == v) {
         return Some(HostExpr::Param(i));
@@ -50,6 +108,7 @@ pub fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
     let operand = |i: usize| host_expr(func, data.operands[i]).map(Box::new);
     match &data.kind {
         OpKind::Constant(ConstValue::Int(c)) => Some(HostExpr::Const(*c)),
+        OpKind::NumPrograms(axis) => Some(HostExpr::NumPrograms(*axis)),
         OpKind::Cast { .. } => {
             let from = func.ty(data.operands[0]).scalar_type()?;
             let to = func.ty(v).scalar_type()?;
@@ -60,6 +119,47 @@ pub fn host_expr(func: &Function, v: Value) -> Option<HostExpr> {
         OpKind::Binary(BinaryOp::Add) => Some(HostExpr::Add(operand(0)?, operand(1)?)),
         OpKind::Binary(BinaryOp::Sub) => Some(HostExpr::Sub(operand(0)?, operand(1)?)),
         OpKind::Binary(BinaryOp::Mul) => Some(HostExpr::Mul(operand(0)?, operand(1)?)),
+        OpKind::Binary(BinaryOp::IDiv) => Some(HostExpr::Div(operand(0)?, operand(1)?)),
+        OpKind::Binary(BinaryOp::Max) => Some(HostExpr::Max(operand(0)?, operand(1)?)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(e: HostExpr) -> Box<HostExpr> {
+        Box::new(e)
+    }
+
+    #[test]
+    fn grid_division_and_max_evaluate_at_launch() {
+        // max(64 * (num_programs(1) - 1) + 64, 64) // stride, with `stride`
+        // parameter 0.
+        let last = HostExpr::Mul(
+            b(HostExpr::Const(64)),
+            b(HostExpr::Sub(
+                b(HostExpr::NumPrograms(Axis::Y)),
+                b(HostExpr::Const(1)),
+            )),
+        );
+        let covering = HostExpr::Max(
+            b(HostExpr::Add(b(last), b(HostExpr::Const(64)))),
+            b(HostExpr::Const(64)),
+        );
+        let e = HostExpr::Div(b(covering), b(HostExpr::Param(0)));
+        let param = |i: usize| (i == 0).then_some(2);
+        assert!(e.uses_grid());
+        assert_eq!(e.eval_in_grid(&param, Some([7, 3, 1])), Some(96));
+        // A grid of no programs along y still gives one block.
+        assert_eq!(e.eval_in_grid(&param, Some([7, 0, 1])), Some(32));
+        // Without the grid, or dividing by zero, there is no value.
+        assert_eq!(e.eval(&param), None);
+        assert_eq!(e.eval_in_grid(&|_| Some(0), Some([7, 3, 1])), None);
+        assert_eq!(
+            e.render(&|i| format!("%p{i}")),
+            "max(64*(num_programs(1) - 1) + 64, 64) // %p0"
+        );
     }
 }

@@ -26,7 +26,9 @@
 //!    it off; `dot` is `MxK @ KxN + MxN`; `reduce` drops its axis
 //!    (argmax/argmin give `i32`); loads and stores match the pointee and
 //!    shape of their pointer; `addptr` is pointer + integer of one shape;
-//!    `make_range` has `end - start` elements, a power of two; constants
+//!    `make_range` has `end - start` elements, a power of two; a
+//!    `desc_load` gives its descriptor's block, or the block without its
+//!    dimensions of 1 when it has some (a rank-reduced copy); constants
 //!    match their result's element kind.
 //! 8. Structured control flow: `for` bounds are integer scalars of one
 //!    type, block args are `(iv, iter_args)` typed like `(lb, inits)`, and
@@ -70,6 +72,11 @@
 //!     (`dot_wait {pending = 0}`). Whether a slot read by a group in flight
 //!     is released too early is a run-time property the aref simulator
 //!     checks.
+//! 13. Released slots: after `aref.consumed %r, %i`, nothing later in the
+//!     same block (nested regions included) uses a tile that
+//!     `aref.get %r, %i` of that block returned, nor a `trans` of one: the
+//!     backend reads a slot's tiles, and their transposes, in place, so the
+//!     producer may already be refilling it.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -133,6 +140,7 @@ pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
     v.function();
     v.aref_placement();
     v.in_flight_uses();
+    v.released_slot_uses();
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -535,6 +543,66 @@ impl Verifier<'_> {
                     "operand {i} is still being written by an async dot in flight: use it \
                      only as the accumulator of an async dot, in a dot_wait or a for's \
                      yield, or wait for it first (dot_wait {{pending = 0}})"
+                ),
+            );
+        }
+    }
+
+    /// Rule 13, block by block.
+    fn released_slot_uses(&mut self) {
+        let f = self.f;
+        let mut bad = Vec::new();
+        for (_, block) in f.blocks.iter() {
+            // (ring, index) -> the slot's tiles and their views, while held.
+            let mut held: HashMap<(Value, Value), Vec<Value>> = HashMap::new();
+            let mut released: HashMap<Value, Op> = HashMap::new();
+            for &op in &block.ops {
+                let d = &f.ops[op];
+                let mut uses = d.operands.clone();
+                for &r in &d.regions {
+                    f.walk_block(r, &mut |inner| {
+                        uses.extend(f.ops[inner].operands.iter().copied())
+                    });
+                }
+                for v in uses {
+                    if let Some(&at) = released.get(&v) {
+                        bad.push((op, v, at));
+                    }
+                }
+                match d.kind {
+                    OpKind::ArefGet if d.operands.len() == 2 => {
+                        held.entry((d.operands[0], d.operands[1]))
+                            .or_default()
+                            .extend(d.results.iter().copied());
+                    }
+                    OpKind::Trans { .. } => {
+                        let view_of = held
+                            .values_mut()
+                            .find(|tiles| tiles.contains(&d.operands[0]));
+                        if let Some(tiles) = view_of {
+                            tiles.extend(d.results.iter().copied());
+                        }
+                    }
+                    OpKind::ArefConsumed if d.operands.len() == 2 => {
+                        for v in held
+                            .remove(&(d.operands[0], d.operands[1]))
+                            .unwrap_or_default()
+                        {
+                            released.insert(v, op);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (op, _, at) in bad {
+            let at = self.f.ops[at].loc;
+            self.error(
+                Some(op),
+                format!(
+                    "reads a tile of an aref slot (or a `trans` of one) after the slot was \
+                     released by aref.consumed at {}:{}; release it after its last reader",
+                    at.line, at.col
                 ),
             );
         }
@@ -1168,8 +1236,16 @@ impl Types<'_> {
                 let tile = Type::tensor(block.clone(), Elem::Scalar(*elem));
                 if store {
                     self.same("stored value must be the block", self.operand(1), &tile)?;
-                } else {
-                    self.same("result must be the block", self.result(0), &tile)?;
+                } else if !squeezed_block(block)
+                    .is_some_and(|s| *self.result(0) == Type::tensor(s, Elem::Scalar(*elem)))
+                {
+                    // A TMA copy with boxes of 1 (a batch or head offset)
+                    // writes the block without them: `tma_lower` loads it so.
+                    self.same(
+                        "result must be the block (or it without its dimensions of 1)",
+                        self.result(0),
+                        &tile,
+                    )?;
                 }
             }
             OpKind::AtomicRmw { has_mask, .. } => {
@@ -1424,4 +1500,11 @@ impl Types<'_> {
         }
         Ok(())
     }
+}
+
+/// `block` without its dimensions of 1, when it has some and others: the
+/// shape of a rank-reduced `desc_load` (see rule 7).
+pub fn squeezed_block(block: &[u32]) -> Option<Vec<u32>> {
+    let kept: Vec<u32> = block.iter().copied().filter(|&b| b != 1).collect();
+    (kept.len() < block.len() && !kept.is_empty()).then_some(kept)
 }

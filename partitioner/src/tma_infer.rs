@@ -179,9 +179,8 @@ pub enum Extent {
     Expr(Poly, ExtentOrigin),
     /// The kernel never checks this dimension: it reads whatever addresses
     /// its coordinates give, and so does the copy as long as the extent is
-    /// at least the largest coordinate plus the box. The runtime picks it
-    /// (the argument tensor's size along the dimension where it knows it,
-    /// else the largest extent the encoder accepts).
+    /// at least the largest coordinate plus the box
+    /// (`tma_lower::unchecked_extent` picks it).
     Unbounded,
 }
 
@@ -403,8 +402,8 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                     out,
                     ", extents [{}]",
                     list_j(&|j, d| match &d.extent {
-                        Extent::Unbounded => match crate::tma_lower::unchecked_extent(r, j) {
-                            Some(p) => format!("{} (unchecked)", p.render(&name)),
+                        Extent::Unbounded => match crate::tma_lower::unchecked_extent(func, r, j) {
+                            Some(e) => e.describe(func, &name),
                             None => "unchecked".to_string(),
                         },
                         Extent::Expr(p, origin) => {
@@ -554,7 +553,15 @@ impl<'f> Inference<'f> {
                 }
                 _ => self.pointer_tile(op, *has_mask, *has_other)?,
             },
-            OpKind::DescLoad => self.descriptor(op)?,
+            OpKind::DescLoad => {
+                let geometry = self.descriptor(op)?;
+                let desc_rank = geometry.dims.len();
+                let mut r = self.assemble(op, geometry)?;
+                if func.ty(data.results[0]).shape().len() < desc_rank {
+                    squeeze_tile_dims(&mut r, func.ty(data.operands[0]));
+                }
+                return Ok(r);
+            }
             _ => return Err("not a load".into()),
         };
         self.assemble(op, geometry)
@@ -573,7 +580,7 @@ impl<'f> Inference<'f> {
                     v = self.func.ops[op].operands[0];
                 }
                 OpKind::Load { .. } => {
-                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM); a TMA descriptor needs its address before the launch".into())
+                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM), and tawa-rs encodes tensor maps on the host, before the launch, from the kernel's arguments (tensor maps built on the device are not supported yet); to get TMA copies, launch the kernel once per group with that group's pointers and sizes as arguments".into())
                 }
                 _ => break,
             }
@@ -779,12 +786,26 @@ impl<'f> Inference<'f> {
             _ => return Err("the descriptor is not followed".into()),
         };
         self.check_base(desc.base.base)?;
-        let rank = shape.len();
-        if desc.shape.len() != rank || data.operands.len() != 1 + rank {
+        let rank = desc.shape.len();
+        // A rank-reduced load (`tma_lower`'s copies with boxes of 1) gives
+        // the block without its dimensions of 1: they are dimensions of
+        // the copy but not of the tile.
+        let block = match func.ty(data.operands[0]) {
+            Type::TensorDesc { block, .. } => block.clone(),
+            _ => return Err("the descriptor does not match the tile".into()),
+        };
+        let full = if shape.len() == rank {
+            shape.clone()
+        } else if tawa_ir::verifier::squeezed_block(&block).as_deref() == Some(&shape[..]) {
+            block
+        } else {
+            return Err("the descriptor does not match the tile".into());
+        };
+        if data.operands.len() != 1 + rank {
             return Err("the descriptor does not match the tile".into());
         }
         let mut dims = Vec::with_capacity(rank);
-        for (d, &size) in shape.iter().enumerate() {
+        for (d, &size) in full.iter().enumerate() {
             let coord = match self.forms.form(data.operands[1 + d]) {
                 Form::Index(i) if i.dims.is_empty() => i.offset.clone(),
                 _ => return Err(format!("offset {d} of the load is not an integer scalar")),
@@ -854,6 +875,16 @@ impl<'f> Inference<'f> {
     fn over_params(&self, p: &Poly) -> bool {
         p.atoms()
             .all(|a| matches!(a, Atom::Value(v) if self.is_param(v)))
+    }
+
+    /// Whether `p` is the same for every program and iteration because it
+    /// is computed from kernel arguments alone (`tawa_ir::host_expr`): an
+    /// extent `tma_lower` wrote as a quotient of strides.
+    fn launch_constant(&self, p: &Poly) -> bool {
+        p.atoms().all(|a| {
+            matches!(a, Atom::Value(v) if self.is_param(v)
+                || tawa_ir::host_expr::host_expr(self.func, v).is_some())
+        })
     }
 
     fn stride_aligned(&self, stride: &Poly, elem: ScalarType) -> bool {
@@ -991,7 +1022,7 @@ impl<'f> Inference<'f> {
                 Check::Shape(shape) => Extent::Expr(shape.clone(), ExtentOrigin::Shape),
             };
             if let Extent::Expr(e, _) = &extent {
-                if !self.over_params(e) {
+                if !self.launch_constant(e) {
                     if let (true, Some((monomial, stride))) = (d == inner, &unaligned) {
                         return Err(format!(
                             "the offset `{}` needs a dimension of stride `{}`, which is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
@@ -1202,5 +1233,27 @@ fn is_positive_zero(func: &Function, v: Value) -> bool {
         Some(ConstValue::Int(0) | ConstValue::Bool(false)) => true,
         Some(ConstValue::Float(f)) => f == 0.0 && f.is_sign_positive(),
         _ => false,
+    }
+}
+
+/// Renames the tile dimensions of recipe `r` of a rank-reduced
+/// `desc_load` of a descriptor of type `desc` (its recipe was assembled
+/// over the descriptor's dimensions): the block's dimensions of 1 are no
+/// dimension of the tile, and the others are the tile's, in order.
+fn squeeze_tile_dims(r: &mut TmaRecipe, desc: &Type) {
+    let Type::TensorDesc { block, .. } = desc else {
+        return;
+    };
+    let tile_dim: Vec<Option<usize>> = block
+        .iter()
+        .scan(0, |next, &b| {
+            Some((b != 1).then(|| {
+                *next += 1;
+                *next - 1
+            }))
+        })
+        .collect();
+    for d in &mut r.dims {
+        d.tile_dim = d.tile_dim.and_then(|t| tile_dim.get(t).copied().flatten());
     }
 }

@@ -15,17 +15,20 @@
 //! - the address arithmetic the load used is left for dead-code removal.
 //!
 //! Only recipes whose copy *is* the tile are rewritten: the boxes cover
-//! exactly the tile's dimensions (no extra dimension of box 1), in the
-//! tile's order or — for a tile only `dot`s read, a column-major operand —
-//! in another, which becomes `trans` of the copied block (wgmma reads it
-//! in place with its transpose bit), out-of-bounds elements read as zero, and
-//! every extent and stride is a polynomial in kernel parameters. An
-//! `Unbounded` outermost extent (a dimension the kernel never checks) is
-//! any extent that covers the load's coordinates: [`unchecked_extent`]. The
-//! others stay ordinary loads. Descriptor loads already are what they
-//! mean and are left alone.
+//! exactly the tile's dimensions, in the tile's order or — for a tile only
+//! `dot`s read, a column-major operand — in another, which becomes `trans`
+//! of the copied block (wgmma reads it in place with its transpose bit),
+//! out-of-bounds elements read as zero, and every extent and stride is a
+//! polynomial in kernel parameters. Extra dimensions of box 1 (a batch or
+//! head offset of the base pointer) are dimensions of the descriptor but
+//! not of the loaded block: the `desc_load` is rank-reduced (its result is
+//! the block without its dimensions of 1), since a box of 1 adds nothing
+//! to the bytes a copy writes. An `Unbounded` extent (a dimension the
+//! kernel never checks) is any extent that covers the load's coordinates:
+//! [`unchecked_extent`]. The others stay ordinary loads. Descriptor loads
+//! already are what they mean and are left alone.
 
-use tawa_ir::host_expr::host_expr;
+use tawa_ir::host_expr::{host_expr, HostExpr};
 use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::affine::{Atom, Poly};
@@ -82,13 +85,18 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
                 .into(),
         );
     }
-    if r.dims.len() != tile.len() {
+    let extra = r.dims.iter().any(|d| d.tile_dim.is_none());
+    if extra && tile.contains(&1) {
         return Some(
-            "the copy has dimensions the tile does not (boxes of 1: a batch or head \
-             offset of the base pointer), which the warp-specialized backend does not \
-             copy yet"
+            "the copy has dimensions of 1 the tile does not (a batch or head offset of \
+             the base pointer) and the tile has a dimension of 1 too, which a rank-reduced \
+             copy cannot tell apart; load the tile without its dimension of 1 and \
+             `tl.reshape` it"
                 .into(),
         );
+    }
+    if r.dims.last().is_some_and(|d| d.tile_dim.is_none()) {
+        return Some("the copy's innermost dimension is not one of the tile's".into());
     }
     let Some(perm) = box_order(r, &tile) else {
         return Some("the copy's boxes do not cover the tile dimension by dimension".into());
@@ -102,28 +110,28 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
                 .into(),
         );
     }
-    let unextended = r
-        .dims
-        .iter()
-        .enumerate()
-        .find(|(j, d)| d.extent == Extent::Unbounded && unchecked_extent(r, *j).is_none());
+    let unextended =
+        r.dims.iter().enumerate().find(|(j, d)| {
+            d.extent == Extent::Unbounded && unchecked_extent(func, r, *j).is_none()
+        });
     if let Some((_, d)) = unextended {
         let which = d.tile_dim.map_or("a dimension".to_string(), |t| {
             format!("dimension {t} of the tile")
         });
         return Some(format!(
-            "{which} is unchecked (no mask or bound) and not the outermost, so its extent \
-             is unknown at launch (a tensor map's rows may not overlap, and nothing shows \
-             the load stays inside one); bound it in the load's mask (`& (offs < K)` along \
-             it) or wrap its index (`offs % K`), and the extent becomes that kernel argument"
+            "{which} is unchecked (no mask or bound) and not the outermost, and its index \
+             has no bound the launch knows (program ids, `for` loop indices and `% P` \
+             indices have one), so its extent is unknown at launch; bound it in the load's \
+             mask (`& (offs < K)` along it) or wrap its index (`offs % K`), and the extent \
+             becomes that kernel argument"
         ));
     }
-    let host_shape = r.dims.iter().enumerate().all(|(j, d)| {
-        let extent = match &d.extent {
-            Extent::Expr(e, _) => Some(e.clone()),
-            Extent::Unbounded => unchecked_extent(r, j),
+    let host_shape = r.dims.iter().all(|d| {
+        let extent_ok = match &d.extent {
+            Extent::Expr(e, _) => over_params(func, e),
+            Extent::Unbounded => true,
         };
-        extent.is_some_and(|e| over_params(func, &e)) && over_params(func, &d.stride)
+        extent_ok && over_params(func, &d.stride)
     });
     if !host_shape {
         return Some(
@@ -139,36 +147,246 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
 /// 32-bit): the extent of an unchecked outermost dimension.
 pub const UNCHECKED_OUTER_EXTENT: i64 = i32::MAX as i64;
 
+/// The extent a copy gets along a dimension the kernel never checks (see
+/// [`unchecked_extent`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum UncheckedExtent {
+    /// The outermost dimension: [`UNCHECKED_OUTER_EXTENT`].
+    Outer,
+    /// An inner dimension: the largest coordinate the load names plus its
+    /// block, which the host computes at launch from the arguments and
+    /// the grid.
+    Covering(HostExpr),
+}
+
+impl UncheckedExtent {
+    /// For `--explain`: the extent and where it comes from.
+    pub fn describe(&self, func: &Function, name: &dyn Fn(Atom) -> String) -> String {
+        match self {
+            UncheckedExtent::Outer => format!("{UNCHECKED_OUTER_EXTENT} (unchecked)"),
+            UncheckedExtent::Covering(e) => {
+                let param = |i: usize| name(Atom::Value(func.params[i].value));
+                let from = if e.uses_grid() {
+                    "the grid and the arguments"
+                } else {
+                    "the arguments"
+                };
+                format!(
+                    "{} (unchecked: the last index read plus one, from {from} at launch)",
+                    e.render(&param)
+                )
+            }
+        }
+    }
+}
+
 /// The extent the copy of recipe `r` gets along dimension `j` (outermost
 /// first) when the kernel never checks it. An unmasked load promises that
 /// every address it reads is valid, so any extent covering its
-/// coordinates is correct: the outermost dimension gets the largest
-/// coordinate TMA takes, [`UNCHECKED_OUTER_EXTENT`]. An inner one has no
-/// such extent: a tensor map's rows may not overlap, so its extent is at
-/// most the next-outer stride, and nothing proves the kernel's columns
-/// stay below it (an unmasked load may read on into the next row):
-/// `None`.
-pub fn unchecked_extent(_r: &TmaRecipe, j: usize) -> Option<Poly> {
-    (j == 0).then(|| Poly::constant(UNCHECKED_OUTER_EXTENT))
+/// coordinates is correct:
+///
+/// - the outermost dimension gets the largest coordinate TMA takes,
+///   [`UNCHECKED_OUTER_EXTENT`];
+/// - an inner one gets the largest coordinate the load can name plus its
+///   block ([`UncheckedExtent::Covering`]), from what the launch knows:
+///   program ids are below the grid, a loop's index below its bound, a
+///   `% P` index below `P`. The host computes it; if the rows of that
+///   extent overlapped (the load's index runs past its row into the next
+///   one, which no tensor map can name) the tensor map is refused at
+///   launch instead of reading zeros there.
+///
+/// `None` when the coordinate has an index with no such bound (a value
+/// carried by a `while` loop, a loaded one).
+pub fn unchecked_extent(func: &Function, r: &TmaRecipe, j: usize) -> Option<UncheckedExtent> {
+    if j == 0 {
+        return Some(UncheckedExtent::Outer);
+    }
+    let d = &r.dims[j];
+    let last = coordinate_bound(func, &d.coord)?;
+    let block = HostExpr::Const(i64::from(d.box_size * d.copies));
+    // At least one block: a loop that never runs still launches with a
+    // valid tensor map.
+    let covering = add(last, block.clone());
+    Some(UncheckedExtent::Covering(HostExpr::Max(
+        Box::new(covering),
+        Box::new(block),
+    )))
+}
+
+/// `a + b`, without adding 0.
+fn add(a: HostExpr, b: HostExpr) -> HostExpr {
+    match (a, b) {
+        (HostExpr::Const(0), x) | (x, HostExpr::Const(0)) => x,
+        (a, b) => HostExpr::Add(Box::new(a), Box::new(b)),
+    }
+}
+
+/// `a * b`, without multiplying by 1.
+fn mul(a: HostExpr, b: HostExpr) -> HostExpr {
+    match (a, b) {
+        (HostExpr::Const(1), x) | (x, HostExpr::Const(1)) => x,
+        (a, b) => HostExpr::Mul(Box::new(a), Box::new(b)),
+    }
+}
+
+/// An upper bound of `coord` over every program and iteration, as a host
+/// expression: terms over launch constants are exact, terms of program
+/// ids, loop indices and wrapped indices take their largest values
+/// (negative ones, of indices that are never negative, their smallest:
+/// 0). `None` when a term has no such bound.
+fn coordinate_bound(func: &Function, coord: &Poly) -> Option<HostExpr> {
+    let exact = |a: &Atom| match a {
+        Atom::Value(v) => host_expr(func, *v),
+        _ => None,
+    };
+    let mut sum = HostExpr::Const(0);
+    for (atoms, c) in coord.terms() {
+        let term = if let Some(values) = atoms.iter().map(exact).collect::<Option<Vec<_>>>() {
+            values.into_iter().fold(HostExpr::Const(c), mul)
+        } else if c < 0 {
+            if !atoms.iter().all(|a| non_negative(func, *a)) {
+                return None;
+            }
+            continue;
+        } else {
+            let mut t = HostExpr::Const(c);
+            for &a in atoms {
+                if !non_negative(func, a) {
+                    return None;
+                }
+                t = mul(t, atom_max(func, a)?);
+            }
+            t
+        };
+        sum = add(sum, term);
+    }
+    Some(sum)
+}
+
+/// Whether `a` is never negative: a program id, a loop's iteration
+/// number, the index of a loop from a non-negative constant start, a
+/// `% P` of one.
+fn non_negative(func: &Function, a: Atom) -> bool {
+    match a {
+        Atom::Iter(_) => true,
+        Atom::Value(v) => match index_kind(func, v) {
+            Some(Index::ProgramId(_)) => true,
+            Some(Index::LoopIndex { lb, .. }) => constant_of(func, lb).is_some_and(|c| c >= 0),
+            Some(Index::Wrapped { of, .. }) => non_negative(func, Atom::Value(of)),
+            None => false,
+        },
+        Atom::Carried(..) => false,
+    }
+}
+
+/// The largest value of index `a` over the launch, as a host expression.
+fn atom_max(func: &Function, a: Atom) -> Option<HostExpr> {
+    let minus_one = |e: HostExpr| HostExpr::Sub(Box::new(e), Box::new(HostExpr::Const(1)));
+    match a {
+        // Iteration `(ub - lb - 1) // step` is the last of a loop with a
+        // positive step.
+        Atom::Iter(the_loop) => {
+            let ops = &func.ops[the_loop].operands;
+            let (lb, ub, step) = (ops.first()?, ops.get(1)?, ops.get(2)?);
+            constant_of(func, *step).filter(|&s| s > 0)?;
+            let span = HostExpr::Sub(
+                Box::new(host_expr(func, *ub)?),
+                Box::new(host_expr(func, *lb)?),
+            );
+            Some(HostExpr::Div(
+                Box::new(minus_one(span)),
+                Box::new(host_expr(func, *step)?),
+            ))
+        }
+        Atom::Value(v) => match index_kind(func, v)? {
+            Index::ProgramId(axis) => Some(minus_one(HostExpr::NumPrograms(axis))),
+            Index::LoopIndex { ub, step, .. } => {
+                constant_of(func, step).filter(|&s| s > 0)?;
+                Some(minus_one(host_expr(func, ub)?))
+            }
+            Index::Wrapped { modulus, .. } => Some(minus_one(host_expr(func, modulus)?)),
+        },
+        Atom::Carried(..) => None,
+    }
+}
+
+/// An index whose range the launch bounds.
+enum Index {
+    ProgramId(tawa_ir::Axis),
+    /// The induction variable of a `for` loop.
+    LoopIndex {
+        lb: Value,
+        ub: Value,
+        step: Value,
+    },
+    /// `of % modulus`, the modulus a launch constant (positive, or the
+    /// kernel's `%` would fault).
+    Wrapped {
+        of: Value,
+        modulus: Value,
+    },
+}
+
+fn index_kind(func: &Function, v: Value) -> Option<Index> {
+    if let Some(op) = func.def_op(v) {
+        let data = &func.ops[op];
+        return match data.kind {
+            OpKind::ProgramId(axis) => Some(Index::ProgramId(axis)),
+            OpKind::Binary(BinaryOp::Rem) if host_expr(func, data.operands[1]).is_some() => {
+                Some(Index::Wrapped {
+                    of: data.operands[0],
+                    modulus: data.operands[1],
+                })
+            }
+            _ => None,
+        };
+    }
+    // A block argument: the induction variable of a `for` (its first).
+    let loop_op = func.ops.iter().find_map(|(op, data)| {
+        if !matches!(data.kind, OpKind::For(_)) {
+            return None;
+        }
+        let body = *data.regions.first()?;
+        (func.blocks[body].args.first() == Some(&v)).then_some(op)
+    })?;
+    let ops = &func.ops[loop_op].operands;
+    Some(Index::LoopIndex {
+        lb: *ops.first()?,
+        ub: *ops.get(1)?,
+        step: *ops.get(2)?,
+    })
+}
+
+/// `v`'s value when it is an integer constant.
+fn constant_of(func: &Function, v: Value) -> Option<i64> {
+    match func.ops[func.def_op(v)?].kind {
+        OpKind::Constant(ConstValue::Int(c)) => Some(c),
+        _ => None,
+    }
 }
 
 /// For a copy whose boxes cover the tile exactly, dimension by dimension
 /// (possibly in another order: a column-major operand's box runs K or M
-/// innermost), the tile's dimensions in box order: `trans` of the copied
-/// block by this permutation is the tile. `None` otherwise.
+/// innermost), besides extra dimensions of box 1, the tile's dimensions in
+/// the copied block's order: `trans` of the block by this permutation is
+/// the tile. `None` otherwise.
 fn box_order(r: &TmaRecipe, tile: &[u32]) -> Option<Vec<u32>> {
-    if r.dims.len() != tile.len() {
-        return None;
-    }
     let mut perm = vec![u32::MAX; tile.len()];
-    for (j, d) in r.dims.iter().enumerate() {
-        let t = d.tile_dim?;
+    let mut j = 0;
+    for d in &r.dims {
+        let Some(t) = d.tile_dim else {
+            if d.box_size * d.copies != 1 {
+                return None;
+            }
+            continue;
+        };
         if t >= tile.len() || perm[t] != u32::MAX || d.box_size * d.copies != tile[t] {
             return None;
         }
-        perm[t] = j as u32;
+        perm[t] = j;
+        j += 1;
     }
-    Some(perm)
+    (j as usize == tile.len()).then_some(perm)
 }
 
 /// Whether every use of `load`'s tile is an A or B operand of a `dot`: a
@@ -205,13 +423,20 @@ fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option
     let tile_ty = func.ty(func.ops[r.op].results[0]).clone();
     debug_assert_eq!(tile_ty.elem(), Some(Elem::Scalar(r.elem)));
     let perm = box_order(r, tile_ty.shape())?;
-    // The block the copy writes, in box order; a transposed view is the
-    // `trans` of it.
+    // The descriptor's block, in box order, and the block the copy writes:
+    // the same without the boxes of 1 of extra dimensions (a rank-reduced
+    // load); a transposed view is the `trans` of it.
     let block: Vec<u32> = r.dims.iter().map(|d| d.box_size * d.copies).collect();
+    let copied_block: Vec<u32> = r
+        .dims
+        .iter()
+        .filter(|d| d.tile_dim.is_some())
+        .map(|d| d.box_size * d.copies)
+        .collect();
     let mut at_top = Vec::new();
-    let desc = make_descriptor(func, r, block.clone(), None, &mut at_top)?;
+    let desc = make_descriptor(func, r, block, None, &mut at_top)?;
     let mut at_load = Vec::new();
-    let block_ty = Type::tensor(block, Elem::Scalar(r.elem));
+    let block_ty = Type::tensor(copied_block, Elem::Scalar(r.elem));
     let copied = load_descriptor(func, r, desc, block_ty, &mut at_load)?;
     let new_load = *at_load.last()?;
     let value = if perm.iter().enumerate().all(|(i, &p)| p as usize == i) {
@@ -249,10 +474,24 @@ pub fn make_descriptor(
     let mut operands = vec![r.base];
     for (j, d) in r.dims.iter().enumerate() {
         let e = match &d.extent {
-            Extent::Expr(e, _) => e.clone(),
-            Extent::Unbounded => unchecked_extent(r, j)?,
+            Extent::Expr(e, _) => materialize(func, e, at, r.loc, ops)?,
+            Extent::Unbounded => match unchecked_extent(func, r, j)? {
+                UncheckedExtent::Outer => materialize(
+                    func,
+                    &Poly::constant(UNCHECKED_OUTER_EXTENT),
+                    at,
+                    r.loc,
+                    ops,
+                )?,
+                UncheckedExtent::Covering(e) => I64Builder {
+                    func: &mut *func,
+                    loc: r.loc,
+                    ops: &mut *ops,
+                }
+                .host(&e),
+            },
         };
-        operands.push(materialize(func, &e, at, r.loc, ops)?);
+        operands.push(e);
     }
     for d in &r.dims {
         operands.push(materialize(func, &d.stride, at, r.loc, ops)?);
@@ -367,6 +606,39 @@ impl I64Builder<'_> {
             .create_op(kind, operands, vec![Type::I64], vec![], self.loc);
         self.ops.push(op);
         self.func.ops[op].results[0]
+    }
+
+    /// Computes host expression `e` (from parameters, constants and the
+    /// grid, so anywhere in the kernel).
+    fn host(&mut self, e: &HostExpr) -> Value {
+        let bin = |b: &mut Self, op, x: &HostExpr, y: &HostExpr| {
+            let (x, y) = (b.host(x), b.host(y));
+            b.op(OpKind::Binary(op), vec![x, y])
+        };
+        match e {
+            HostExpr::Const(c) => self.op(OpKind::Constant(ConstValue::Int(*c)), vec![]),
+            HostExpr::Param(i) => {
+                let p = self.func.params[*i].value;
+                self.widen(p)
+            }
+            HostExpr::NumPrograms(axis) => {
+                let op = self.func.create_op(
+                    OpKind::NumPrograms(*axis),
+                    vec![],
+                    vec![Type::I32],
+                    vec![],
+                    self.loc,
+                );
+                self.ops.push(op);
+                let n = self.func.ops[op].results[0];
+                self.widen(n)
+            }
+            HostExpr::Add(x, y) => bin(self, BinaryOp::Add, x, y),
+            HostExpr::Sub(x, y) => bin(self, BinaryOp::Sub, x, y),
+            HostExpr::Mul(x, y) => bin(self, BinaryOp::Mul, x, y),
+            HostExpr::Div(x, y) => bin(self, BinaryOp::IDiv, x, y),
+            HostExpr::Max(x, y) => bin(self, BinaryOp::Max, x, y),
+        }
     }
 
     /// `v` as an i64 (integers of other widths are cast).

@@ -301,14 +301,29 @@ fn clamped_persistent_matmul_loads_are_tma() {
 }
 
 #[test]
-fn unmasked_dual_gemm_loads_are_tma_but_not_lowered() {
+fn unmasked_dual_gemm_loads_are_lowered_with_covering_extents() {
+    use tawa_partitioner::tma_lower::{unchecked_extent, why_not_lowered, UncheckedExtent};
     example("glu_dual_gemm_unmasked", &["ffn_4096x11008"], |_, f, p| {
         let r = tma(f, p, "a");
         assert!(r.dims.iter().all(|d| d.extent == Extent::Unbounded));
-        let why = tawa_partitioner::tma_lower::why_not_lowered(f, r).expect("not lowered");
-        assert!(
-            why.contains("dimension 1 of the tile is unchecked"),
-            "{why}"
-        );
+        assert_eq!(why_not_lowered(f, r), None);
+        // Rows: the largest extent; columns: what the K loop reads,
+        // `max(64*(K // 64 - 1) + 64, 64)` (parameter 6 is K).
+        assert_eq!(unchecked_extent(f, r, 0), Some(UncheckedExtent::Outer));
+        let Some(UncheckedExtent::Covering(e)) = unchecked_extent(f, r, 1) else {
+            panic!("no covering extent");
+        };
+        let k = |i: usize| (i == 6).then_some(4096);
+        assert_eq!(e.eval(&k), Some(4096));
+        let k = |i: usize| (i == 6).then_some(4100);
+        assert_eq!(e.eval(&k), Some(4096));
+        let k = |i: usize| (i == 6).then_some(10);
+        assert_eq!(e.eval(&k), Some(64));
+        // W's columns come from the grid: 128 a program along y.
+        let w = p.recipes().nth(1).expect("the W_gate load");
+        let Some(UncheckedExtent::Covering(e)) = unchecked_extent(f, w, 1) else {
+            panic!("no covering extent");
+        };
+        assert_eq!(e.eval_in_grid(&|_| None, Some([32, 86, 1])), Some(86 * 128));
     });
 }

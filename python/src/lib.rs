@@ -348,7 +348,7 @@ impl Kernel {
         let address = |name: &str| pointers.iter().find(|(n, _)| *n == name).map(|&(_, a)| a);
         let gpu = gpu(device).map_err(LaunchError::new_err)?;
         let loaded = self.load(&gpu)?;
-        let args = launch::launch_args(&gpu, &self.source, &bound, &address)
+        let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address)
             .map_err(PyValueError::new_err)?;
         let grid = match self.source.grid_param {
             Some(_) => self.source.launch_grid(

@@ -211,10 +211,11 @@ pub fn launch_args(
     gpu: &Gpu,
     kernel: &KernelSource,
     bound: &[BoundArg],
+    grid: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
 ) -> Result<Vec<KernelArg>, String> {
     let mut args = kernel_args(bound, address)?;
-    let specs = tensor_map_specs(&kernel.tensor_maps, bound, address)?;
+    let specs = tensor_map_specs(&kernel.tensor_maps, bound, grid, address)?;
     for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
         args.push(
             spec.encode(gpu)
@@ -252,16 +253,18 @@ pub fn interp_args(
 pub fn tensor_map_specs(
     maps: &[TensorMapParam],
     bound: &[BoundArg],
+    grid: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
 ) -> Result<Vec<TensorMapSpec>, String> {
     maps.iter()
-        .map(|map| tensor_map_spec(map, bound, address))
+        .map(|map| tensor_map_spec(map, bound, grid, address))
         .collect()
 }
 
 fn tensor_map_spec(
     map: &TensorMapParam,
     bound: &[BoundArg],
+    grid: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
 ) -> Result<TensorMapSpec, String> {
     let base_arg = bound.get(map.base).ok_or_else(|| {
@@ -288,7 +291,7 @@ fn tensor_map_spec(
         .extents
         .iter()
         .enumerate()
-        .map(|(d, e)| host_value(e, bound, &format!("{what}: extent of dimension {d}")))
+        .map(|(d, e)| host_value(e, bound, grid, &format!("{what}: extent of dimension {d}")))
         .collect::<Result<Vec<u64>, String>>()?;
     let strides = map
         .strides
@@ -297,7 +300,7 @@ fn tensor_map_spec(
         .map(|(i, e)| {
             // Strides describe dimensions 1.. (the innermost is dense).
             let dim = format!("{what}: stride of dimension {}", i + 1);
-            let elements = host_value(e, bound, &dim)?;
+            let elements = host_value(e, bound, grid, &dim)?;
             elements.checked_mul(size).ok_or_else(|| {
                 format!("{dim}: {elements} elements of {size} bytes overflow 64 bits")
             })
@@ -328,17 +331,23 @@ fn tensor_map_spec(
 
 /// A tensor map expression's value over the bound integer arguments, as a
 /// non-negative count. `what` names the number for errors.
-fn host_value(expr: &HostExpr, bound: &[BoundArg], what: &str) -> Result<u64, String> {
+fn host_value(
+    expr: &HostExpr,
+    bound: &[BoundArg],
+    grid: [u32; 3],
+    what: &str,
+) -> Result<u64, String> {
     // `eval` only says that some parameter had no integer value; remember
     // which, for the message.
     let missing = Cell::new(None);
-    let value = expr.eval(&|i| match bound.get(i).map(|b| &b.source) {
+    let param = |i: usize| match bound.get(i).map(|b: &BoundArg| &b.source) {
         Some(ArgSource::Int(v)) => Some(*v),
         _ => {
             missing.set(Some(i));
             None
         }
-    });
+    };
+    let value = expr.eval_in_grid(&param, Some(grid));
     match value {
         Some(v) => u64::try_from(v).map_err(|_| format!("{what} is {v}, negative")),
         None => Err(match missing.get().map(|i| (i, bound.get(i))) {
@@ -471,10 +480,13 @@ mod tests {
         (name == "a").then_some(0x7f00_0000_1000)
     }
 
+    /// The grid the maps are encoded for.
+    const GRID: [u32; 3] = [3, 2, 1];
+
     #[test]
     fn tensor_maps_take_the_bound_buffer_and_sizes() {
         let (map, bound) = matmul_a_map();
-        let specs = tensor_map_specs(&[map], &bound, &address).unwrap();
+        let specs = tensor_map_specs(&[map], &bound, GRID, &address).unwrap();
         assert_eq!(
             specs,
             vec![TensorMapSpec {
@@ -492,22 +504,32 @@ mod tests {
         // rows from the second on.
         let (mut map, bound) = matmul_a_map();
         map.extents[1] = HostExpr::Sub(Box::new(HostExpr::Param(1)), Box::new(HostExpr::Const(1)));
-        let specs = tensor_map_specs(&[map], &bound, &address).unwrap();
+        let specs = tensor_map_specs(&[map], &bound, GRID, &address).unwrap();
         assert_eq!(specs[0].extents, vec![200, 299]);
+
+        // An unchecked column extent read off the grid launched: 64
+        // columns a program along y, two programs.
+        let (mut map, bound) = matmul_a_map();
+        map.extents[0] = HostExpr::Mul(
+            Box::new(HostExpr::Const(64)),
+            Box::new(HostExpr::NumPrograms(tawa_ir::Axis::Y)),
+        );
+        let specs = tensor_map_specs(&[map], &bound, GRID, &address).unwrap();
+        assert_eq!(specs[0].extents, vec![128, 300]);
     }
 
     #[test]
     fn tensor_map_numbers_must_be_non_negative_integers() {
         let (mut map, mut bound) = matmul_a_map();
         bound[1].source = ArgSource::Int(-4);
-        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map.clone()], &bound, GRID, &address).unwrap_err();
         assert!(
             err.contains("tensor map `tw_tmap0` over `a_ptr`: extent of dimension 1 is -4"),
             "{err}"
         );
 
         bound[1].source = ArgSource::Float(4.0);
-        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map.clone()], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("uses parameter `M`"), "{err}");
 
         // A stride whose byte count does not fit 64 bits (i64::MAX f32
@@ -518,13 +540,13 @@ mod tests {
             elem: ScalarType::F32,
             ..map.clone()
         };
-        let err = tensor_map_specs(&[f32_map], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[f32_map], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("stride of dimension 1"), "{err}");
         assert!(err.contains("overflow"), "{err}");
 
         let (_, bound) = matmul_a_map();
         map.swizzle_bytes = 48;
-        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("swizzle of 48 bytes"), "{err}");
     }
 
@@ -532,13 +554,13 @@ mod tests {
     fn tensor_map_base_must_be_a_bound_buffer() {
         let (mut map, bound) = matmul_a_map();
         map.base = 1;
-        let err = tensor_map_specs(&[map.clone()], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map.clone()], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("over `M`"), "{err}");
         map.base = 9;
-        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("base parameter 9 does not exist"), "{err}");
         let (map, bound) = matmul_a_map();
-        let err = tensor_map_specs(&[map], &bound, &|_| None).unwrap_err();
+        let err = tensor_map_specs(&[map], &bound, GRID, &|_| None).unwrap_err();
         assert!(err.contains("no buffer `a`"), "{err}");
     }
 
@@ -547,7 +569,7 @@ mod tests {
         // 100 f16 elements are 200 bytes, not a multiple of 16.
         let (map, mut bound) = matmul_a_map();
         bound[3].source = ArgSource::Int(100);
-        let err = tensor_map_specs(&[map], &bound, &address).unwrap_err();
+        let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
         assert!(
             err.starts_with("tensor map `tw_tmap0` over `a_ptr`: TMA tensor map: stride 200 bytes"),
             "{err}"

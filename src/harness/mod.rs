@@ -271,16 +271,18 @@ impl DeviceTensors {
         launch::kernel_args(bound, &|n| self.address(n))
     }
 
-    /// Everything `kernel` is launched with on these buffers: the
-    /// parameters' arguments, then its TMA tensor maps encoded for these
-    /// buffers' addresses (each set of buffers needs its own maps).
+    /// Everything `kernel` is launched with on these buffers over `grid`
+    /// (the grid launched): the parameters' arguments, then its TMA tensor
+    /// maps encoded for these buffers' addresses (each set of buffers needs
+    /// its own maps).
     pub fn launch_args(
         &self,
         gpu: &Gpu,
         kernel: &KernelSource,
         bound: &[BoundArg],
+        grid: [u32; 3],
     ) -> Result<Vec<KernelArg>, String> {
-        launch::launch_args(gpu, kernel, bound, &|n| self.address(n))
+        launch::launch_args(gpu, kernel, bound, grid, &|n| self.address(n))
     }
 }
 
@@ -436,6 +438,9 @@ pub fn check_compiled(
     let grid = case.grid().map_err(setup)?;
     let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
     let resident = gpu.sm_count().map_err(|e| launch_err(e.to_string()))?;
+    // Tensor-map extents taken from the grid are the grid asked for, the
+    // tiles a persistent kernel walks, not the programs it starts.
+    let requested = grid;
     let grid = compiled.kernel.launch_grid(grid, resident);
 
     let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
@@ -443,7 +448,7 @@ pub fn check_compiled(
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(|e| launch_err(e.to_string()))?;
     let args = device
-        .launch_args(gpu, &compiled.kernel, &bound)
+        .launch_args(gpu, &compiled.kernel, &bound, requested)
         .map_err(setup)?;
     gpu.launch(
         &kernel,

@@ -2,11 +2,12 @@
 kernels often are: no masks at all, the launcher promising that M, N and K
 are multiples of the blocks. Each K step loads one A tile for both dots.
 
-Nothing bounds the loads. Their rows (the outer dimension) could take any
-extent, the kernel promising its addresses are valid; their columns
-cannot: a TMA copy's row must end at the row stride, and nothing shows an
-unmasked column stays below it. So the loads stay ordinary and the kernel
-plain; `--explain` names the mask that would make them copies.
+Nothing bounds the loads. Their rows (the outer dimension) take any
+extent, the kernel promising its addresses are valid; their columns take
+the largest index the launch lets them read, plus the block: A's from the
+K loop's bound (`K // BLOCK_K` steps), W's from the grid (`num_programs(1)`
+blocks of BLOCK_N). `--explain` prints both; the host computes them, and
+refuses the tensor map if those columns ran past a row.
 """
 import triton
 import triton.language as tl

@@ -19,6 +19,8 @@ pub const REFERENCES: &[&str] = &[
     "grouped_gemm",
     "geglu",
     "gemm_row_reduce",
+    "batched_matmul",
+    "matmul_bt",
 ];
 
 pub type Outputs = BTreeMap<String, Vec<f64>>;
@@ -69,6 +71,8 @@ pub fn run_reference_with(
         "grouped_gemm" => grouped_gemm_ref(&ctx),
         "geglu" => geglu_ref(&ctx),
         "gemm_row_reduce" => gemm_row_reduce_ref(&ctx),
+        "batched_matmul" => batched_matmul_ref(&ctx),
+        "matmul_bt" => matmul_bt_ref(&ctx),
         other => Err(format!("unknown reference `{other}`")),
     }
 }
@@ -224,6 +228,31 @@ fn matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
     Ok(out)
 }
 
+/// `c = a · btᵀ` with `bt` given as `[N, K]` (a weight stored output by
+/// input features, or a TMA descriptor's K-contiguous B): the product of
+/// `a` with the `[K, N]` view of `bt`'s storage.
+fn matmul_bt_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (a, bt) = (ctx.tensor("a")?, ctx.tensor("bt")?);
+    let (&[_, k], &[n, k2], &[s0, s1]) = (&a.shape[..], &bt.shape[..], &bt.strides[..]) else {
+        return Err(format!(
+            "`{}` {:?} and `{}` {:?} must be 2-D",
+            a.name, a.shape, bt.name, bt.shape
+        ));
+    };
+    if k != k2 {
+        return Err(format!("`{}` has {k} columns, `{}` {k2}", a.name, bt.name));
+    }
+    let b = HostTensor {
+        shape: vec![k, n],
+        strides: vec![s1, s0],
+        ..bt.clone()
+    };
+    let c = (ctx.matmul)(a, &b)?;
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
+    Ok(out)
+}
+
 fn layer_norm_ref(ctx: &Ctx) -> Result<Outputs, String> {
     let (x, rows, cols) = ctx.matrix("x")?;
     let w = ctx.tensor("w")?.logical();
@@ -344,6 +373,46 @@ fn geglu_ref(ctx: &Ctx) -> Result<Outputs, String> {
         .collect();
     let mut out = Outputs::new();
     ctx.output(&mut out, "h", h)?;
+    Ok(out)
+}
+
+/// `c[i] = a[i] · b[i]` for every batch `i` of rank-3 `a` `[B, M, K]`
+/// and `b` `[B, K, N]`, each product through the context's matmul (on
+/// the batch's logical values as a contiguous rank-2 tensor).
+fn batched_matmul_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (ta, tb) = (ctx.tensor("a")?, ctx.tensor("b")?);
+    let (&[batch, m, k], &[batch_b, k2, n]) = (&ta.shape[..], &tb.shape[..]) else {
+        return Err(format!(
+            "`{}` {:?} and `{}` {:?} must be 3-D",
+            ta.name, ta.shape, tb.name, tb.shape
+        ));
+    };
+    if batch != batch_b {
+        return Err(format!("batches of {batch} and {batch_b} GEMMs"));
+    }
+    check_inner((m, k), (k2, n))?;
+    let (a, b) = (ta.logical(), tb.logical());
+    let slice = |t: &HostTensor, values: &[f64], rows: usize, cols: usize| HostTensor {
+        name: t.name.clone(),
+        dtype: t.dtype,
+        shape: vec![rows, cols],
+        strides: vec![cols, 1],
+        data: values.to_vec(),
+        output: false,
+        pointers_to: None,
+    };
+    let mut c = Vec::with_capacity(batch * m * n);
+    for i in 0..batch {
+        let ai = slice(ta, &a[i * m * k..(i + 1) * m * k], m, k);
+        let bi = slice(tb, &b[i * k * n..(i + 1) * k * n], k, n);
+        let ci = (ctx.matmul)(&ai, &bi)?;
+        if ci.len() != m * n {
+            return Err(format!("matmul gave {} values for {m}x{n}", ci.len()));
+        }
+        c.extend(ci);
+    }
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "c", c)?;
     Ok(out)
 }
 
