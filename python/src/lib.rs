@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use tawa_backend::runtime::{self, Compiled, Gpu, LaunchConfig};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_frontend::CompileOptions;
-use tawa_ir::ScalarType;
+use tawa_ir::{Axis, ScalarType};
 use tawa_pipeliner::PipelineOptions;
 use tawa_rs::driver;
 use tawa_rs::harness::launch::{self, ArgSource, BoundArg};
@@ -348,6 +348,8 @@ impl Kernel {
         let address = |name: &str| pointers.iter().find(|(n, _)| *n == name).map(|&(_, a)| a);
         let gpu = gpu(device).map_err(LaunchError::new_err)?;
         let loaded = self.load(&gpu)?;
+        // Tensor-map extents taken from the grid are the grid asked for
+        // (the tiles a persistent kernel walks), as in the `run` harness.
         let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address)
             .map_err(PyValueError::new_err)?;
         let grid = match self.source.grid_param {
@@ -429,6 +431,9 @@ fn host_expr_json(e: &HostExpr) -> Value {
         HostExpr::Add(a, b) => json!({"add": [host_expr_json(a), host_expr_json(b)]}),
         HostExpr::Sub(a, b) => json!({"sub": [host_expr_json(a), host_expr_json(b)]}),
         HostExpr::Mul(a, b) => json!({"mul": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Div(a, b) => json!({"div": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Max(a, b) => json!({"max": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::NumPrograms(axis) => json!({"num_programs": axis.index()}),
     }
 }
 
@@ -458,6 +463,20 @@ fn host_expr_from(v: &Value) -> Result<HostExpr, String> {
     }
     if let Some((a, b)) = pair("mul")? {
         return Ok(HostExpr::Mul(a, b));
+    }
+    if let Some((a, b)) = pair("div")? {
+        return Ok(HostExpr::Div(a, b));
+    }
+    if let Some((a, b)) = pair("max")? {
+        return Ok(HostExpr::Max(a, b));
+    }
+    if let Some(axis) = v.get("num_programs").and_then(Value::as_u64) {
+        return match axis {
+            0 => Ok(HostExpr::NumPrograms(Axis::X)),
+            1 => Ok(HostExpr::NumPrograms(Axis::Y)),
+            2 => Ok(HostExpr::NumPrograms(Axis::Z)),
+            _ => Err(format!("no grid axis {axis}")),
+        };
     }
     Err(format!("not a host expression: {v}"))
 }
