@@ -432,6 +432,9 @@ fn host_expr_json(e: &HostExpr) -> Value {
         HostExpr::Add(a, b) => json!({"add": [host_expr_json(a), host_expr_json(b)]}),
         HostExpr::Sub(a, b) => json!({"sub": [host_expr_json(a), host_expr_json(b)]}),
         HostExpr::Mul(a, b) => json!({"mul": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Div(a, b) => json!({"div": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::Max(a, b) => json!({"max": [host_expr_json(a), host_expr_json(b)]}),
+        HostExpr::NumPrograms(axis) => json!({"num_programs": axis.index()}),
     }
 }
 
@@ -461,6 +464,16 @@ fn host_expr_from(v: &Value) -> Result<HostExpr, String> {
     }
     if let Some((a, b)) = pair("mul")? {
         return Ok(HostExpr::Mul(a, b));
+    }
+    if let Some((a, b)) = pair("div")? {
+        return Ok(HostExpr::Div(a, b));
+    }
+    if let Some((a, b)) = pair("max")? {
+        return Ok(HostExpr::Max(a, b));
+    }
+    if let Some(i) = v.get("num_programs").and_then(Value::as_i64) {
+        let axis = tawa_ir::Axis::from_index(i).ok_or_else(|| format!("no grid axis {i}"))?;
+        return Ok(HostExpr::NumPrograms(axis));
     }
     Err(format!("not a host expression: {v}"))
 }
