@@ -156,9 +156,9 @@ pub struct CompileCommand {
 }
 
 impl CompileCommand {
-    /// How to warp-specialize and pipeline, `None` for `--no-ws`.
+    /// How to warp-specialize (or, with `--no-ws`, software-pipeline).
     pub fn pipeline_options(&self) -> Option<PipelineOptions> {
-        (!self.no_ws).then(|| self.pipeline.options())
+        Some(self.pipeline.options(self.no_ws))
     }
 }
 
@@ -166,9 +166,9 @@ impl CompileCommand {
 #[derive(Args, Debug, Clone)]
 pub struct PipelineFlags {
     /// Slots of every aref ring (how many iterations the producer may run
-    /// ahead), e.g. `--aref-depth 3`. Default: from the kernel's
-    /// `num_stages` (see `--num-stages`), or as many as fit in shared
-    /// memory when fewer do.
+    /// ahead), e.g. `--aref-depth 3`; with `--no-ws`, of the software
+    /// pipeline's ring. Default: from the kernel's `num_stages` (see
+    /// `--num-stages`), or as many as fit in shared memory when fewer do.
     #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..))]
     pub aref_depth: Option<u32>,
 
@@ -194,8 +194,9 @@ pub struct PipelineFlags {
 }
 
 impl PipelineFlags {
-    pub fn options(&self) -> PipelineOptions {
+    pub fn options(&self, no_ws: bool) -> PipelineOptions {
         PipelineOptions {
+            warp_specialize: !no_ws,
             aref_depth: self.aref_depth,
             mma_depth: self.mma_depth,
             persistent: !self.no_persistent,
@@ -242,9 +243,9 @@ pub struct CaseSelection {
 }
 
 impl CaseSelection {
-    /// How to warp-specialize and pipeline, `None` for `--no-ws`.
+    /// How to warp-specialize (or, with `--no-ws`, software-pipeline).
     pub fn pipeline_options(&self) -> Option<PipelineOptions> {
-        (!self.no_ws).then(|| self.pipeline.options())
+        Some(self.pipeline.options(self.no_ws))
     }
 }
 

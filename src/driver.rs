@@ -317,15 +317,17 @@ pub enum WsError {
 pub enum Without {
     /// `--no-ws`: no warp specialization.
     WarpSpecialization,
-    /// `--num-stages 1` (with `--no-ws`): no software pipeline.
-    SoftwarePipeline,
+    /// No stage to drop: an option asked for what cannot be had
+    /// (`--aref-depth` deeper than shared memory holds), and the message
+    /// says what can.
+    AskedOption,
 }
 
 impl Without {
     fn flag(self) -> &'static str {
         match self {
             Without::WarpSpecialization => "--no-ws",
-            Without::SoftwarePipeline => "--num-stages 1",
+            Without::AskedOption => "--aref-depth",
         }
     }
 
@@ -334,9 +336,7 @@ impl Without {
             Without::WarpSpecialization => {
                 "--no-ws compiles the kernel without warp specialization"
             }
-            Without::SoftwarePipeline => {
-                "--num-stages 1 compiles the kernel without software pipelining"
-            }
+            Without::AskedOption => "without --aref-depth the depth is what fits",
         }
     }
 
@@ -387,7 +387,7 @@ impl WsError {
         };
         let label = match without {
             Without::WarpSpecialization => "while warp-specializing this",
-            Without::SoftwarePipeline => "while software-pipelining this",
+            Without::AskedOption => "while pipelining this",
         };
         let mut d = Diagnostic::error(offset..offset, message.clone()).with_label(label);
         if !message.contains(without.flag()) {
@@ -436,7 +436,7 @@ pub fn warp_specialize_function(
     };
     let smem = measure_shared_memory(path, &ws);
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
-        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
+        .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
@@ -452,30 +452,53 @@ pub fn software_pipeline_function(
     path: &str,
     func: &Function,
 ) -> Result<Option<Specialized>, WsError> {
-    if func.attrs.num_stages < 2 {
-        return Ok(None);
+    let opts = PipelineOptions {
+        warp_specialize: false,
+        ..PipelineOptions::default()
+    };
+    Ok(software_pipeline_with(path, func, &opts)?.ok())
+}
+
+/// [`software_pipeline_function`] with the ring and MMA depths of `opts`;
+/// `Err(reason)` when the kernel stays as written.
+fn software_pipeline_with(
+    path: &str,
+    func: &Function,
+    opts: &PipelineOptions,
+) -> Result<Result<Specialized, String>, WsError> {
+    let stages = opts.aref_depth.unwrap_or(func.attrs.num_stages);
+    if stages < 2 {
+        return Ok(Err(format!(
+            "num_stages {stages}: with one stage no copy runs ahead (num_stages >= 2 pipelines)"
+        )));
     }
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
     let mut split = match partition_function(func) {
         Ok(Some(split)) => split,
-        Ok(None) | Err(WsError::Refused { .. }) => return Ok(None),
+        Ok(None) => {
+            return Ok(Err(
+                "no loop whose tile loads are TMA copies, nothing to run ahead (the lines \
+                 above say which loads are)"
+                    .into(),
+            ))
+        }
+        Err(WsError::Refused { message, .. }) => return Ok(Err(message)),
         Err(failed) => return Err(failed),
     };
     let smem = measure_shared_memory(path, &split);
-    let opts = PipelineOptions::default();
-    match tawa_pipeliner::pipeline_without_ws(&mut split, &opts, smem.as_ref())
-        .map_err(|e| Without::SoftwarePipeline.refused(e.loc, e.message))?
+    match tawa_pipeliner::pipeline_without_ws(&mut split, opts, smem.as_ref())
+        .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?
     {
         tawa_pipeliner::Pipelined::Yes(schedule) => {
             check_pass("the software pipeliner", &split)?;
-            Ok(Some(Specialized {
+            Ok(Ok(Specialized {
                 func: split,
                 schedule,
             }))
         }
-        tawa_pipeliner::Pipelined::No(_) => Ok(None),
+        tawa_pipeliner::Pipelined::No(why) => Ok(Err(why)),
     }
 }
 
@@ -653,18 +676,48 @@ pub struct CudaKernel {
     pub schedule: Option<Schedule>,
 }
 
-/// Warp-specialized and pipelined as `ws` says when it is `Some`,
-/// software-pipelined in one partition (`num_stages`) when it is `None`;
-/// `None` when the kernel stays as written.
+/// Warp-specialized and pipelined as `ws` says, or software-pipelined in
+/// one partition (`num_stages`) when `ws` is `None` or says
+/// `warp_specialize: false`; `None` when the kernel stays as written. A
+/// kernel that `--no-ws` leaves as written comes back unchanged with a
+/// schedule saying why, for `--explain`.
 pub fn pipeline_function(
     path: &str,
     func: &Function,
     ws: Option<&PipelineOptions>,
 ) -> Result<Option<Specialized>, WsError> {
     match ws {
-        Some(opts) => warp_specialize_function(path, func, opts),
-        None => software_pipeline_function(path, func),
+        Some(opts) if opts.warp_specialize => warp_specialize_function(path, func, opts),
+        Some(opts) => software_pipeline_explained(path, func, opts),
+        None => software_pipeline_explained(
+            path,
+            func,
+            &PipelineOptions {
+                warp_specialize: false,
+                ..PipelineOptions::default()
+            },
+        ),
     }
+}
+
+fn software_pipeline_explained(
+    path: &str,
+    func: &Function,
+    opts: &PipelineOptions,
+) -> Result<Option<Specialized>, WsError> {
+    Ok(Some(match software_pipeline_with(path, func, opts)? {
+        Ok(pipelined) => pipelined,
+        Err(why) => {
+            let mut schedule = Schedule::default();
+            schedule
+                .decisions
+                .push(format!("kernel: not software-pipelined (--no-ws): {why}"));
+            Specialized {
+                func: func.clone(),
+                schedule,
+            }
+        }
+    }))
 }
 
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
@@ -843,7 +896,7 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
                         }
                         *func = ws.func;
                     }
-                    None if cmd.explain && opts.is_some() => {
+                    None if cmd.explain && opts.as_ref().is_some_and(|o| o.warp_specialize) => {
                         explain_plain(&path, &source, func, color)?;
                     }
                     None => {}
@@ -857,7 +910,9 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
             match (cmd.explain, &compiled.schedule) {
                 (true, Some(schedule)) => eprint!("{}", schedule.explain(&path)),
-                (true, None) if opts.is_some() => explain_plain(&path, &source, func, color)?,
+                (true, None) if opts.as_ref().is_some_and(|o| o.warp_specialize) => {
+                    explain_plain(&path, &source, func, color)?
+                }
                 _ => {}
             }
             let kernel = compiled.source;
@@ -916,11 +971,9 @@ mod tests {
         assert!(ws.message.contains("--> k.py:2:5"), "{}", ws.message);
         assert!(ws.message.contains("^ while warp-specializing this"));
         assert!(ws.message.contains("= --no-ws compiles the kernel without"));
-        let sw = render(Without::SoftwarePipeline, "too deep");
-        assert!(sw.message.contains("^ while software-pipelining this"));
-        assert!(sw
-            .message
-            .contains("= --num-stages 1 compiles the kernel without software pipelining"));
+        let asked = render(Without::AskedOption, "--aref-depth 9: too deep");
+        assert!(asked.message.contains("^ while pipelining this"));
+        assert!(!asked.message.contains("= "), "{}", asked.message);
         let named = render(Without::WarpSpecialization, "use 8 warps, or --no-ws");
         assert_eq!(
             named.message.matches("--no-ws").count(),

@@ -102,9 +102,58 @@ fn explain_says_why_a_kernel_stays_plain() {
     };
     // 32-row blocks: no wgmma to read the slots.
     let why = plain("fused_attention", "noncausal_ragged_d64").expect("a reason");
-    assert!(why.contains("has 32 rows for 4 warps, too few for wgmma"), "{why}");
+    assert!(
+        why.contains("has 32 rows for 4 warps, too few for wgmma"),
+        "{why}"
+    );
     // Row strides not known to be 16-byte multiples: no copies at all.
     let why = plain("matmul", "ragged_100").expect("a reason");
     assert!(why.contains("0 of 2 tile loads are TMA copies"), "{why}");
     assert_eq!(plain("fused_attention", "noncausal_d64"), None);
+}
+
+/// With `--no-ws`, `--explain` says why a kernel stays as written, and
+/// `--aref-depth` sets the software pipeline's ring as it sets a
+/// warp-specialized one.
+#[test]
+fn explain_says_why_no_ws_stays_plain_and_aref_depth_reaches_it() {
+    let matmul = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
+    let explain = |extra: &[&str]| {
+        let args: Vec<&str> = matmul
+            .iter()
+            .chain(["--no-ws", "--explain", "--emit", "cuda"].iter())
+            .chain(extra)
+            .copied()
+            .collect();
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let one_stage = explain(&["--num-stages", "1"]);
+    assert!(
+        one_stage.contains(
+            "kernel: not software-pipelined (--no-ws): num_stages 1: with one stage no copy runs ahead"
+        ),
+        "{one_stage}"
+    );
+    let depth2 = explain(&["--aref-depth", "2"]);
+    assert!(
+        depth2.contains("aref %ring: depth 2 (from --aref-depth)")
+            && depth2.contains("TMA copies 1 iteration(s) ahead into the 2-slot ring"),
+        "{depth2}"
+    );
+    let (code, _, plain) = run(&[
+        "triton-examples/kernels/vector_add.py",
+        "--no-ws",
+        "--explain",
+        "--emit",
+        "cuda",
+    ]);
+    assert_eq!(code, 0, "{plain}");
+    assert!(
+        plain.contains(
+            "kernel: not software-pipelined (--no-ws): no loop whose tile loads are TMA copies"
+        ),
+        "{plain}"
+    );
 }

@@ -412,11 +412,32 @@ fn accesses_before_a_pointer_argument_are_warned_about() {
 }
 
 /// When warp specialization refuses a kernel or its options, the error
-/// points at the loop it was splitting and says how to compile anyway.
+/// points at the loop it was splitting and says how to compile anyway;
+/// a ring deeper than shared memory holds is refused with or without
+/// warp specialization, saying how deep it can be.
 #[test]
 fn warp_specialization_refusals_point_at_the_loop_and_suggest_no_ws() {
     let matmul = ["triton-examples/kernels/matmul.py", "--case", "square_4096"];
-    for extra in [["--num-warps", "32"], ["--aref-depth", "9434113"]] {
+    for no_ws in [&[][..], &["--no-ws"][..]] {
+        let args = [
+            &matmul[..],
+            &["--aref-depth", "9434113", "--emit", "cuda"],
+            no_ws,
+        ]
+        .concat();
+        let (code, stdout, stderr) = tawa(&args, &[]);
+        assert_eq!(code, 1, "{no_ws:?}: {stderr}");
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.starts_with("error: --aref-depth 9434113: ")
+                && stderr.contains("at most 4 fit")
+                && stderr.contains("--> triton-examples/kernels/matmul.py:47:5")
+                && stderr.contains("^ while pipelining this")
+                && !stderr.contains("--no-ws"),
+            "{no_ws:?}: {stderr}"
+        );
+    }
+    for extra in [["--num-warps", "32"]] {
         let args: Vec<&str> = matmul.iter().chain(&extra).copied().collect();
         let (code, stdout, stderr) = tawa(&[&args[..], &["--emit", "cuda"]].concat(), &[]);
         assert_eq!(code, 1, "{extra:?}: {stderr}");

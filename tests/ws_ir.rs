@@ -15,7 +15,8 @@ const MATMUL: [&str; 3] = ["triton-examples/kernels/matmul.py", "--case", "squar
 #[test]
 fn ws_ir_splits_the_matmul_into_producer_and_consumer() {
     let mut args = MATMUL.to_vec();
-    args.extend(["--emit", "ws-ir", "--aref-depth", "3"]);
+    // One program per tile, so that the ring index is the K loop's own.
+    args.extend(["--emit", "ws-ir", "--aref-depth", "3", "--no-persistent"]);
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     for expected in [

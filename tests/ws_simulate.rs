@@ -84,6 +84,7 @@ impl Pipeline {
                     aref_depth: Some(depth),
                     mma_depth,
                     persistent,
+                    ..PipelineOptions::default()
                 };
                 tawa_rs::driver::warp_specialize_function(what, plain, &opts)
                     .unwrap_or_else(|e| panic!("{what}: {e}"))
@@ -399,6 +400,14 @@ fn an_early_release_is_caught() {
         }
     }
     assert!(moved);
+    // The verifier sees it (rule 13: a read after the release in the same
+    // block), and so does the simulator, which runs it anyway.
+    let errs = verify_function(&ws).expect_err("the verifier sees the early release");
+    assert!(
+        errs.iter()
+            .all(|e| e.message.contains("after the slot was released")),
+        "{errs:?}"
+    );
     let err = simulate_broken(module, ws, &ex.spec, case).expect_err("an early release must fail");
     assert!(err.contains("release") || err.contains("released"), "{err}");
 }
@@ -426,6 +435,7 @@ fn a_release_while_a_wgmma_is_in_flight_is_caught() {
         }
     }
     assert_eq!(loosened, 1, "one wait in the pipelined loop");
+    verify_function(&ws).expect("still well-formed");
     let err = simulate_broken(module, ws, &ex.spec, case)
         .expect_err("a release while in flight must fail");
     assert!(err.contains("still in flight"), "{err}");
@@ -443,6 +453,7 @@ fn a_copy_a_whole_ring_ahead_deadlocks() {
         .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
         .expect("matmul is warp-specialized");
     tawa_pipeliner::software_pipeline::fuse(&mut ws, 2).expect("one loop to fuse");
+    verify_function(&ws).expect("still well-formed");
     let err = simulate_broken(module, ws, &ex.spec, case)
         .expect_err("a put a whole ring ahead must deadlock");
     assert!(err.contains("deadlock"), "{err}");
@@ -451,13 +462,14 @@ fn a_copy_a_whole_ring_ahead_deadlocks() {
 
 /// Runs a deliberately broken `ws` (which must still verify) in place of
 /// matmul's kernel on the simulator: the error it must fail with.
+/// Runs `ws` (which the caller verified, or knows the verifier refuses)
+/// on the simulator in place of `module`'s kernel.
 fn simulate_broken(
     mut module: tawa_ir::Module,
     ws: Function,
     spec: &triton_examples::ExampleSpec,
     case: &triton_examples::Case,
 ) -> Result<(), String> {
-    verify_function(&ws).expect("still well-formed");
     module.functions[0] = ws;
     let sim = SimOptions {
         max_steps: Some(50_000_000),

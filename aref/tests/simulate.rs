@@ -272,7 +272,18 @@ fn release_before_reading(depth: u32) -> Function {
         "        %d = dot %a_s",
         "        aref.consumed %ring, %ic loc(33:8)\n        %d = dot %a_s",
     );
-    function(&text)
+    // The verifier rejects a read after the release in the same block
+    // (rule 13); the simulator must catch it at run time all the same
+    // (a release in another block, an index computed twice), so the
+    // test runs the IR the verifier would refuse.
+    let module = parse_module(&text).unwrap_or_else(|e| panic!("parse: {e}"));
+    let errs = verify_module(&module).expect_err("the verifier sees the early release");
+    assert!(
+        errs.iter()
+            .all(|e| e.message.contains("after the slot was released")),
+        "{errs:?}"
+    );
+    module.functions.into_iter().next().unwrap()
 }
 
 #[test]

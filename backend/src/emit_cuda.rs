@@ -22,7 +22,12 @@
 //!   128/64/32-byte swizzle that `wgmma` descriptors describe; then either
 //!   `wgmma.mma_async` per warpgroup (accumulator in registers, waited at
 //!   once) or `mma.sync.m16n8k16` per warp reading fragments with
-//!   `ld.shared`. Issue/wait overlap is the pipeliner's job, not this
+//!   `ld.shared`. An A operand that is a 16-bit tile in a wgmma
+//!   accumulator layout (attention's `p`, a dot's result converted
+//!   elementwise) stays in registers: wgmma's register-A form reads the
+//!   accumulator's registers as its A fragments, no staging and no
+//!   barrier. Operand buffers written outside every loop (attention's
+//!   `q`) are fenced for the async proxy once, where they are written. Issue/wait overlap is the pipeliner's job, not this
 //!   pass's: it keeps one synchronous phase per dot.
 //! - Shared memory is one dynamic buffer: the dot operand buffers, then the
 //!   aref rings and their mbarriers, then the scratch area. Every use of the
@@ -33,7 +38,7 @@
 //!   the child module `aref_lower` (`aref_lower.rs`), through the same emitter: inside a
 //!   partition, layouts see its own warps and barriers name its threads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 use tawa_ir::{
@@ -258,6 +263,9 @@ struct Emitter<'f> {
     /// Loads whose tile goes straight into its own shared-memory operand
     /// buffer (see [`plan_operand_buffers`]).
     operand_buffers: HashMap<Value, OperandBuffer>,
+    /// Operand buffers written outside every loop and already fenced for
+    /// the async proxy (`fence.proxy.async` and a barrier after the write).
+    fenced_buffers: HashSet<Value>,
     /// Bytes of shared memory the operand buffers take, below the scratch.
     operand_buffer_bytes: u32,
     /// `CodegenOptions::mn_major_operands`.
@@ -491,6 +499,7 @@ pub fn emit(
         num_warps: func.attrs.num_warps,
         last_line: 0,
         operand_buffers: HashMap::new(),
+        fenced_buffers: HashSet::new(),
         operand_buffer_bytes: 0,
         mn_major_operands,
         partition: None,
@@ -699,6 +708,22 @@ impl<'f> Emitter<'f> {
         if !self.partition_barrier() {
             self.line("__syncthreads();");
         }
+    }
+
+    /// Whether `op` is inside a loop of the function.
+    fn in_loop(&self, op: Op) -> bool {
+        let f = self.func;
+        let mut block = f.block_of(op);
+        while let Some(b) = block {
+            let Some(parent) = f.blocks[b].parent else {
+                return false;
+            };
+            if matches!(f.ops[parent].kind, OpKind::For(_) | OpKind::While) {
+                return true;
+            }
+            block = f.block_of(parent);
+        }
+        false
     }
 
     fn smem(&mut self, bytes: u32) {
@@ -1385,6 +1410,16 @@ impl<'f> Emitter<'f> {
                         })?
                     };
                     self.write_operand(name, &operand_layout, buf.operand, buf.smem, buf.offset);
+                    // Written once, outside every loop (attention's `q`):
+                    // made visible to wgmma here, once, instead of at every
+                    // dot that reads it.
+                    if !self.in_loop(op) {
+                        self.line(
+                            "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");",
+                        );
+                        self.barrier();
+                        self.fenced_buffers.insert(buf.operand);
+                    }
                 }
             }
             OpKind::Trans { perm } => self.trans(op, perm, layout, name)?,
@@ -1617,11 +1652,16 @@ impl<'f> Emitter<'f> {
         // Staged in bands of rows: the band's buffer, not the tile's, is
         // what the store takes from the shared memory the aref rings
         // compete for.
+        // A tile is staged whole when it fits STAGING_BYTES with its
+        // padding; otherwise in the tallest power-of-two bands whose data
+        // fits it (a band of a tile that does not fit whole is at most half
+        // of it).
         let band_rows = staged.as_ref().map(|(_, pitch)| {
             let rows = shape[0];
-            let fit = (STAGING_BYTES / (shape[1] * eb).max(1)).max(1);
-            if shape.len() == 2 && fit < rows {
-                1 << fit.ilog2()
+            let whole = shape.iter().product::<u32>() / shape[shape.len() - 1] * pitch * eb;
+            let fit = (STAGING_BYTES / (shape[shape.len() - 1] * eb).max(1)).max(1);
+            if shape.len() == 2 && whole > STAGING_BYTES && rows > 1 {
+                1 << fit.min(rows - 1).ilog2()
             } else {
                 rows
             }
@@ -2329,6 +2369,32 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         Ok((base.to_string(), smem))
     }
 
+    /// Whether `a`, the A operand of a wgmma dot in `mma`, can be read from
+    /// registers (wgmma's register-A form) instead of shared memory: a
+    /// 16-bit tile in a wgmma accumulator layout with the dot's warps, one
+    /// warp per 16 rows and all of K in each warp (`warps = [W, 1]`), the
+    /// layout of a dot's result converted elementwise (attention's `p`).
+    /// That layout's registers of a row block's n8 columns `8j..8j+8` are
+    /// `4j..4j+4` (row `gid`: `4j`, `4j+1`; row `gid+8`: `4j+2`, `4j+3`),
+    /// and the A fragment of K columns `16s..16s+16` is exactly the n8
+    /// blocks `2s` and `2s+1` packed in pairs: the accumulator of one
+    /// wgmma is the A operand of the next, with no data movement.
+    fn a_fragments_in_registers(&self, a: Value, mma: &Mma) -> bool {
+        let Some(Layout::Mma(pa)) = self.layouts.home(a) else {
+            return false;
+        };
+        let shape = self.ty(a).shape();
+        mma.version == MmaVersion::V3
+            && pa.version == MmaVersion::V3
+            && pa.warps_per_cta == mma.warps_per_cta
+            && mma.warps_per_cta[1] == 1
+            && matches!(self.scalar_of(a), ScalarType::F16 | ScalarType::BF16)
+            && shape.len() == 2
+            && pa.instr_n % 16 == 0
+            && shape[1] % pa.instr_n == 0
+            && matches!(self.vals.get(&a), Some(CVal::Tile(_)))
+    }
+
     fn dot(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];
@@ -2370,8 +2436,9 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         self.line(format!("// dot {m}x{n}x{k} ({layout})"));
         let in_smem =
             |e: &Self, v: &Value| e.operand_buffers.contains_key(v) || e.views.contains_key(v);
-        let staged_here = [a, b].iter().any(|v| !in_smem(self, v));
-        let scratch_b = if in_smem(self, &a) {
+        let a_regs = !*is_async && !in_smem(self, &a) && self.a_fragments_in_registers(a, mma);
+        let staged_here = (!a_regs && !in_smem(self, &a)) || !in_smem(self, &b);
+        let scratch_b = if a_regs || in_smem(self, &a) {
             0
         } else {
             (m * kbytes).div_ceil(1024) * 1024
@@ -2381,7 +2448,25 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
             self.smem(scratch_b + n * kbytes);
             self.barrier();
         }
-        let (a_base, a_smem) = self.operand_in_smem(a, 1, mma, 0, data.loc)?;
+        let (a_base, a_smem) = if a_regs {
+            // `a` stays in registers: `a_base` names its array.
+            let home = self
+                .layouts
+                .home(a)
+                .cloned()
+                .ok_or_else(|| unsupported(data.loc, "internal: dot operand without layout"))?;
+            let regs = self.tile(a, &home)?;
+            (
+                regs,
+                OperandSmem {
+                    k_dim: 1,
+                    mn_major: false,
+                    w: 0,
+                },
+            )
+        } else {
+            self.operand_in_smem(a, 1, mma, 0, data.loc)?
+        };
         let (b_base, b_smem) = self.operand_in_smem(b, 0, mma, scratch_b, data.loc)?;
         if mma.version == MmaVersion::V2 && (a_smem.mn_major || b_smem.mn_major) {
             return Err(unsupported(
@@ -2392,8 +2477,12 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         let (wa, wb) = (a_smem.w, b_smem.w);
         // Generic-proxy writes (ours) before async-proxy reads (wgmma).
         // Aref slots are written by TMA, whose completion the mbarrier wait
-        // already made visible.
-        if [a, b].iter().any(|v| !self.views.contains_key(v)) {
+        // already made visible; registers and buffers fenced where they
+        // were written need nothing.
+        let fenced = |e: &Self, v: &Value, regs: bool| {
+            regs || e.views.contains_key(v) || e.fenced_buffers.contains(v)
+        };
+        if !fenced(self, &a, a_regs) || !fenced(self, &b, false) {
             self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
             self.barrier();
         }
@@ -2414,6 +2503,7 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
                 m,
                 n,
                 [(a_base, a_smem), (b_base, b_smem)],
+                a_regs.then_some(a),
                 *is_async,
             )?,
             // `mma.sync` completes when issued: an async dot is simply done
@@ -2531,6 +2621,7 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         m: u32,
         n: u32,
         [(a_base, a_smem), (b_base, b_smem)]: [(String, OperandSmem); 2],
+        a_in_registers: Option<Value>,
         is_async: bool,
     ) -> Res<()> {
         let [wm, wn] = mma.warps_per_cta;
@@ -2589,17 +2680,59 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
                 // First row of `a` / column of `b` this instruction reads.
                 let m0 = format!("{} + gm_ * 64", rm * 16 * wm);
                 let n0 = format!("{} + gn_ * {nn}", rn * nn * wn);
+                let db = format!(
+                    "const unsigned long long db = {};",
+                    operand_desc(&b_base, b_smem, &n0, n, k, eb)
+                );
+                let outs: Vec<String> = (0..per)
+                    .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
+                    .collect();
+                if let Some(a) = a_in_registers {
+                    // The A fragment of rows block `rm`, K columns
+                    // [kstep*ks, +kstep): two n8 blocks of the accumulator
+                    // layout `a` is in (module docs: a_fragments_in_registers).
+                    let Some(Layout::Mma(pa)) = self.layouts.home(a) else {
+                        unreachable!("checked by a_fragments_in_registers")
+                    };
+                    let pa_reps = pa.reps(self.ty(a).shape());
+                    let pn = pa.instr_n;
+                    let pack = |x: &str| {
+                        format!("((unsigned){a_base}[{x}] | ((unsigned){a_base}[{x} + 1] << 16))")
+                    };
+                    self.line(format!(
+                        "const int pa_ = ({rm} * {} + (ks * {kstep}) / {pn}) * {} + ((ks * {kstep}) % {pn}) / 8 * 4;",
+                        pa_reps[1],
+                        pn / 2
+                    ));
+                    let fr: Vec<String> = ["pa_", "pa_ + 2", "pa_ + 4", "pa_ + 6"]
+                        .iter()
+                        .map(|x| pack(x))
+                        .collect();
+                    self.line(format!(
+                        "const unsigned a0_ = {}, a1_ = {}, a2_ = {}, a3_ = {};",
+                        fr[0], fr[1], fr[2], fr[3]
+                    ));
+                    self.line(db);
+                    let imm_b = format!("p, 1, 1, {}", b_smem.mn_major as u32);
+                    self.line(format!(
+                        "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\nwgmma.mma_async.sync.aligned.m64n{nn}k{kstep}.{types} {{{}}}, {{%{}, %{}, %{}, %{}}}, %{}, {imm_b};\\n}}\"\n  : {}\n  : \"r\"(a0_), \"r\"(a1_), \"r\"(a2_), \"r\"(a3_), \"l\"(db));",
+                        dlist.join(", "),
+                        per,
+                        per + 1,
+                        per + 2,
+                        per + 3,
+                        per + 4,
+                        outs.join(", ")
+                    ));
+                    self.indent -= 1;
+                    self.line("}");
+                    continue;
+                }
                 self.line(format!(
                     "const unsigned long long da = {};",
                     operand_desc(&a_base, a_smem, &m0, m, k, eb)
                 ));
-                self.line(format!(
-                    "const unsigned long long db = {};",
-                    operand_desc(&b_base, b_smem, &n0, n, k, eb)
-                ));
-                let outs: Vec<String> = (0..per)
-                    .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
-                    .collect();
+                self.line(db);
                 self.line(format!(
                     "asm volatile(\"{{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\nwgmma.mma_async.sync.aligned.m64n{nn}k{kstep}.{types} {{{}}}, %{}, %{}, {imm};\\n}}\"\n  : {}\n  : \"l\"(da), \"l\"(db));",
                     dlist.join(", "),

@@ -72,6 +72,11 @@
 //!     (`dot_wait {pending = 0}`). Whether a slot read by a group in flight
 //!     is released too early is a run-time property the aref simulator
 //!     checks.
+//! 13. Released slots: after `aref.consumed %r, %i`, nothing later in the
+//!     same block (nested regions included) uses a tile that
+//!     `aref.get %r, %i` of that block returned, nor a `trans` of one: the
+//!     backend reads a slot's tiles, and their transposes, in place, so the
+//!     producer may already be refilling it.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -135,6 +140,7 @@ pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
     v.function();
     v.aref_placement();
     v.in_flight_uses();
+    v.released_slot_uses();
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -537,6 +543,66 @@ impl Verifier<'_> {
                     "operand {i} is still being written by an async dot in flight: use it \
                      only as the accumulator of an async dot, in a dot_wait or a for's \
                      yield, or wait for it first (dot_wait {{pending = 0}})"
+                ),
+            );
+        }
+    }
+
+    /// Rule 13, block by block.
+    fn released_slot_uses(&mut self) {
+        let f = self.f;
+        let mut bad = Vec::new();
+        for (_, block) in f.blocks.iter() {
+            // (ring, index) -> the slot's tiles and their views, while held.
+            let mut held: HashMap<(Value, Value), Vec<Value>> = HashMap::new();
+            let mut released: HashMap<Value, Op> = HashMap::new();
+            for &op in &block.ops {
+                let d = &f.ops[op];
+                let mut uses = d.operands.clone();
+                for &r in &d.regions {
+                    f.walk_block(r, &mut |inner| {
+                        uses.extend(f.ops[inner].operands.iter().copied())
+                    });
+                }
+                for v in uses {
+                    if let Some(&at) = released.get(&v) {
+                        bad.push((op, v, at));
+                    }
+                }
+                match d.kind {
+                    OpKind::ArefGet if d.operands.len() == 2 => {
+                        held.entry((d.operands[0], d.operands[1]))
+                            .or_default()
+                            .extend(d.results.iter().copied());
+                    }
+                    OpKind::Trans { .. } => {
+                        let view_of = held
+                            .values_mut()
+                            .find(|tiles| tiles.contains(&d.operands[0]));
+                        if let Some(tiles) = view_of {
+                            tiles.extend(d.results.iter().copied());
+                        }
+                    }
+                    OpKind::ArefConsumed if d.operands.len() == 2 => {
+                        for v in held
+                            .remove(&(d.operands[0], d.operands[1]))
+                            .unwrap_or_default()
+                        {
+                            released.insert(v, op);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for (op, _, at) in bad {
+            let at = self.f.ops[at].loc;
+            self.error(
+                Some(op),
+                format!(
+                    "reads a tile of an aref slot (or a `trans` of one) after the slot was \
+                     released by aref.consumed at {}:{}; release it after its last reader",
+                    at.line, at.col
                 ),
             );
         }

@@ -41,6 +41,10 @@ pub use aref_depth::SmemModel;
 /// What the user asked of the pipeliner (CLI flags and per-kernel config).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipelineOptions {
+    /// Split loops into producer and consumer partitions (the default);
+    /// `false` (`--no-ws`) software-pipelines them in one partition with
+    /// the same ring depth and MMA depth options.
+    pub warp_specialize: bool,
     /// Slots of every aref ring (`--aref-depth`); `None` derives the depth
     /// from the kernel's `num_stages` and the shared-memory budget.
     pub aref_depth: Option<u32>,
@@ -64,6 +68,7 @@ pub struct PipelineOptions {
 impl Default for PipelineOptions {
     fn default() -> Self {
         PipelineOptions {
+            warp_specialize: true,
             aref_depth: None,
             mma_depth: 0,
             persistent: true,
