@@ -896,7 +896,7 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
                         }
                         *func = ws.func;
                     }
-                    None if cmd.explain && opts.is_some() => {
+                    None if cmd.explain && opts.as_ref().is_some_and(|o| o.warp_specialize) => {
                         explain_plain(&path, &source, func, color)?;
                     }
                     None => {}
@@ -910,7 +910,9 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
             match (cmd.explain, &compiled.schedule) {
                 (true, Some(schedule)) => eprint!("{}", schedule.explain(&path)),
-                (true, None) if opts.is_some() => explain_plain(&path, &source, func, color)?,
+                (true, None) if opts.as_ref().is_some_and(|o| o.warp_specialize) => {
+                    explain_plain(&path, &source, func, color)?
+                }
                 _ => {}
             }
             let kernel = compiled.source;

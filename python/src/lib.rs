@@ -28,7 +28,7 @@ use serde_json::{json, Value};
 use tawa_backend::runtime::{self, Compiled, Gpu, LaunchConfig};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_frontend::CompileOptions;
-use tawa_ir::{Axis, ScalarType};
+use tawa_ir::ScalarType;
 use tawa_pipeliner::PipelineOptions;
 use tawa_rs::driver;
 use tawa_rs::harness::launch::{self, ArgSource, BoundArg};
@@ -470,13 +470,9 @@ fn host_expr_from(v: &Value) -> Result<HostExpr, String> {
     if let Some((a, b)) = pair("max")? {
         return Ok(HostExpr::Max(a, b));
     }
-    if let Some(axis) = v.get("num_programs").and_then(Value::as_u64) {
-        return match axis {
-            0 => Ok(HostExpr::NumPrograms(Axis::X)),
-            1 => Ok(HostExpr::NumPrograms(Axis::Y)),
-            2 => Ok(HostExpr::NumPrograms(Axis::Z)),
-            _ => Err(format!("no grid axis {axis}")),
-        };
+    if let Some(i) = v.get("num_programs").and_then(Value::as_i64) {
+        let axis = tawa_ir::Axis::from_index(i).ok_or_else(|| format!("no grid axis {i}"))?;
+        return Ok(HostExpr::NumPrograms(axis));
     }
     Err(format!("not a host expression: {v}"))
 }
