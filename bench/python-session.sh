@@ -31,7 +31,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 
 site=/tmp/tawa-site
 rm -rf "$site"
 python3 -m pip install -q --no-deps --target "$site" gpu-bin/tawa-*.whl >> "$log" 2>&1
-status "install rc=$?"
+rc=$?
+# A wheel is a zip: where pip refuses its platform tag (an older glibc
+# than the build machine's), unpacking it installs the same files.
+[ $rc = 0 ] || { python3 -m zipfile -e gpu-bin/tawa-*.whl "$site" >> "$log" 2>&1; rc="unzipped:$?"; }
+status "install rc=$rc"
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c "import torch, triton, tawa, tawa._tawa as t; print('torch', torch.__version__, 'triton', triton.__version__, 'tawa', t.__version__, t.__file__)" >> "$log" 2>&1
 

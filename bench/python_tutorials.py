@@ -14,8 +14,8 @@ evenly spaced x values of each benchmark table (the tutorial's shapes,
 arguments and metric). Providers whose name contains "triton" run twice,
 as Triton and as tawa (through `tawa.testing.do_bench`); the others
 (torch, cuBLAS) are the baseline. Tutorial 05 is benchmarked forward,
-tutorial 06 forward in fp16 with PyTorch's SDPA (cuDNN / flash) as the
-baseline (with the one autotuning config the tutorial uses under pytest,
+tutorial 06 forward in fp16, each output first checked against PyTorch's
+SDPA (cuDNN / flash), which is also the baseline (with the one autotuning config the tutorial uses under pytest,
 unless `--attention-configs all`), tutorial 09 on its default shape (8192 x 8192 x 512) through its
 host functions, each result compared with torch.matmul.
 
@@ -195,7 +195,14 @@ def bench_marks(stem, tawa_mod, triton_mod, points, rows):
                     if stem.startswith("06") and provider != "triton-fp16":
                         continue
                     call = lambda m: m.fn(**x_args, **{bench.line_arg: provider}, **args)  # noqa: E731
-                    if "triton" in str(provider).lower():
+                    if stem.startswith("06"):
+                        # The tutorial checks the fp16 forward only in its
+                        # backward tests: check it here, against SDPA.
+                        checked = lambda m, mod: (check_attention(mod, x_args, args), call(m))[1]  # noqa: E731
+                        t = measure(lambda: checked(rm[name], triton_mod))
+                        w = measure(lambda: checked(mark, tawa_mod))
+                        rows.append((stem, bench.plot_name, label, pname, bench.ylabel, t, w))
+                    elif "triton" in str(provider).lower():
                         t = measure(lambda: call(rm[name]))
                         w = measure(lambda: call(mark))
                         rows.append((stem, bench.plot_name, label, pname, bench.ylabel, t, w))
@@ -205,6 +212,18 @@ def bench_marks(stem, tawa_mod, triton_mod, points, rows):
                 if stem.startswith("06"):
                     rows.append((stem, bench.plot_name, label, "torch SDPA (baseline)", "TFLOPS",
                                  measure(lambda: sdpa_tflops(tawa_mod, x_args, args)), None))
+
+
+def check_attention(mod, x_args, args):
+    """The tutorial's forward against PyTorch's SDPA on this shape."""
+    import torch
+    B, H, N, D = args["BATCH"], args["H"], x_args["N_CTX"], args["HEAD_DIM"]
+    q, k, v = (torch.randn((B, H, N, D), dtype=torch.float16, device="cuda") for _ in range(3))
+    o = mod.attention(q, k, v, args["causal"], 1.3, args["warp_specialize"])
+    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=args["causal"], scale=1.3)
+    err = (o.float() - ref.float()).abs().max().item()
+    if not err <= 1e-2:
+        raise AssertionError(f"differs from SDPA by up to {err:.3g} (atol 1e-2)")
 
 
 def sdpa_tflops(mod, x_args, args):

@@ -311,10 +311,16 @@ impl Kernel {
             )));
         }
         let mut sources = Vec::with_capacity(self.args.len());
-        for (i, (name, kind)) in self.args.iter().enumerate() {
-            let v = values.get_item(i)?;
+        let mut pointers: Vec<(&str, u64)> = Vec::new();
+        for (v, (name, kind)) in values.iter().zip(&self.args) {
             sources.push(match kind {
-                ArgKind::Ptr => ArgSource::Buffer(name.clone()),
+                ArgKind::Ptr => {
+                    let address = v.extract::<u64>().map_err(|_| {
+                        PyTypeError::new_err(format!("`{name}`: expected a device address"))
+                    })?;
+                    pointers.push((name, address));
+                    ArgSource::Buffer(name.clone())
+                }
                 ArgKind::Int => ArgSource::Int(v.extract::<i64>().map_err(|_| {
                     PyTypeError::new_err(format!("`{name}`: expected an integer that fits 64 bits"))
                 })?),
@@ -323,15 +329,6 @@ impl Kernel {
                         .map_err(|_| PyTypeError::new_err(format!("`{name}`: expected a float")))?,
                 ),
             });
-        }
-        let mut pointers: Vec<(&str, u64)> = Vec::new();
-        for (i, (name, kind)) in self.args.iter().enumerate() {
-            if *kind == ArgKind::Ptr {
-                let address = values.get_item(i)?.extract::<u64>().map_err(|_| {
-                    PyTypeError::new_err(format!("`{name}`: expected a device address"))
-                })?;
-                pointers.push((name, address));
-            }
         }
         let grid = [grid.0, grid.1, grid.2];
         let bound: Vec<BoundArg> = self
@@ -351,6 +348,8 @@ impl Kernel {
         let address = |name: &str| pointers.iter().find(|(n, _)| *n == name).map(|&(_, a)| a);
         let gpu = gpu(device).map_err(LaunchError::new_err)?;
         let loaded = self.load(&gpu)?;
+        // Tensor-map extents taken from the grid are the grid asked for
+        // (the tiles a persistent kernel walks), as in the `run` harness.
         let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address)
             .map_err(PyValueError::new_err)?;
         let grid = match self.source.grid_param {

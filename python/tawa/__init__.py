@@ -14,7 +14,6 @@ from ._errors import Unsupported, unsupported
 from ._jit import CompiledKernel, JITFunction, KernelInterface, jit
 from ._autotune import Autotuner, Config, Heuristics, autotune, heuristics
 from . import language, profiler, runtime, testing, tools  # noqa: F401
-from .runtime import OutOfResources  # noqa: F401
 
 __version__ = "3.6.0+tawa"
 

@@ -18,15 +18,6 @@ _FROM_JIT = {"JITFunction", "KernelInterface", "jit"}
 _FROM_AUTOTUNE = {"Autotuner", "Config", "Heuristics", "autotune", "heuristics"}
 
 
-
-class OutOfResources(Exception):
-    """A configuration that needs more of a resource than the device has."""
-
-    def __init__(self, required, limit, name):
-        self.required, self.limit, self.name = required, limit, name
-        super().__init__(f"out of resource: {name}, required: {required}, hardware limit: {limit}")
-
-
 def __getattr__(name):
     if name in _FROM_JIT:
         from .. import _jit
