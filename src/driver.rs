@@ -291,11 +291,28 @@ fn codegen_options(path: &str) -> Result<CodegenOptions, Failure> {
     Ok(opts)
 }
 
-/// A warp-specialized, pipelined kernel and the pipeliner's decisions.
+/// What the pipeline stage made of a kernel: warp-specialized, software
+/// pipelined in one partition, or as written; with the decisions (or the
+/// reason it stayed as written) for `--explain`.
 #[derive(Clone, Debug)]
 pub struct Specialized {
     pub func: Function,
     pub schedule: Schedule,
+    /// Split into producer and consumer partitions.
+    pub warp_specialized: bool,
+}
+
+impl Specialized {
+    /// `func` unchanged, and why (`what` names the stage that left it).
+    fn as_written(func: &Function, what: &str, why: String) -> Specialized {
+        let mut schedule = Schedule::default();
+        schedule.decisions.push(format!("kernel: {what}: {why}"));
+        Specialized {
+            func: func.clone(),
+            schedule,
+            warp_specialized: false,
+        }
+    }
 }
 
 /// Why a kernel was not warp-specialized or software-pipelined: the
@@ -407,6 +424,15 @@ pub fn warp_specialize_function(
     func: &Function,
     opts: &PipelineOptions,
 ) -> Result<Option<Specialized>, WsError> {
+    Ok(warp_specialize_with(path, func, opts)?.ok())
+}
+
+/// [`warp_specialize_function`], with the reason when nothing is split.
+fn warp_specialize_with(
+    path: &str,
+    func: &Function,
+    opts: &PipelineOptions,
+) -> Result<Result<Specialized, String>, WsError> {
     // Persistent first (a tile loop the partitioner nests the K loop in),
     // when the kernel allows it and the result still specializes.
     let mut persistence = None;
@@ -428,11 +454,12 @@ pub fn warp_specialize_function(
             Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
         }
     }
-    if ws.is_none() {
-        ws = partition_function(func)?;
-    }
-    let Some(mut ws) = ws else {
-        return Ok(None);
+    let mut ws = match ws {
+        Some(ws) => ws,
+        None => match split_or_why(func)? {
+            Ok(ws) => ws,
+            Err(why) => return Ok(Err(why)),
+        },
     };
     let smem = measure_shared_memory(path, &ws);
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
@@ -441,7 +468,11 @@ pub fn warp_specialize_function(
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
-    Ok(Some(Specialized { func: ws, schedule }))
+    Ok(Ok(Specialized {
+        func: ws,
+        schedule,
+        warp_specialized: true,
+    }))
 }
 
 /// `num_stages` without warp specialization (`--no-ws`): the
@@ -496,6 +527,7 @@ fn software_pipeline_with(
             Ok(Ok(Specialized {
                 func: split,
                 schedule,
+                warp_specialized: false,
             }))
         }
         tawa_pipeliner::Pipelined::No(why) => Ok(Err(why)),
@@ -521,12 +553,6 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
 /// creates have one slot until the pipeliner decides.
 fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
     Ok(split_or_why(func)?.ok())
-}
-
-/// Why the driver keeps `func` plain when warp specialization is asked
-/// for (`--explain`); `None` when it splits it.
-pub fn why_not_warp_specialized(func: &Function) -> Result<Option<String>, WsError> {
-    Ok(split_or_why(func)?.err())
 }
 
 /// [`partition_function`], with the reason when there is nothing to split.
@@ -673,51 +699,38 @@ fn check_pass(pass: &str, func: &Function) -> Result<(), Failure> {
 #[derive(Clone, Debug)]
 pub struct CudaKernel {
     pub source: KernelSource,
-    pub schedule: Option<Schedule>,
+    /// The pipeline stage's decisions, or why it left the kernel as
+    /// written (`--explain`).
+    pub schedule: Schedule,
+    pub warp_specialized: bool,
 }
 
 /// Warp-specialized and pipelined as `ws` says, or software-pipelined in
 /// one partition (`num_stages`) when `ws` is `None` or says
-/// `warp_specialize: false`; `None` when the kernel stays as written. A
-/// kernel that `--no-ws` leaves as written comes back unchanged with a
-/// schedule saying why, for `--explain`.
+/// `warp_specialize: false`. A kernel the stage leaves as written comes
+/// back unchanged, with a schedule saying why (`--explain`).
 pub fn pipeline_function(
     path: &str,
     func: &Function,
     ws: Option<&PipelineOptions>,
-) -> Result<Option<Specialized>, WsError> {
-    match ws {
-        Some(opts) if opts.warp_specialize => warp_specialize_function(path, func, opts),
-        Some(opts) => software_pipeline_explained(path, func, opts),
-        None => software_pipeline_explained(
-            path,
-            func,
-            &PipelineOptions {
-                warp_specialize: false,
-                ..PipelineOptions::default()
-            },
-        ),
-    }
-}
-
-fn software_pipeline_explained(
-    path: &str,
-    func: &Function,
-    opts: &PipelineOptions,
-) -> Result<Option<Specialized>, WsError> {
-    Ok(Some(match software_pipeline_with(path, func, opts)? {
-        Ok(pipelined) => pipelined,
-        Err(why) => {
-            let mut schedule = Schedule::default();
-            schedule
-                .decisions
-                .push(format!("kernel: not software-pipelined (--no-ws): {why}"));
-            Specialized {
-                func: func.clone(),
-                schedule,
-            }
-        }
-    }))
+) -> Result<Specialized, WsError> {
+    let no_ws = PipelineOptions {
+        warp_specialize: false,
+        ..PipelineOptions::default()
+    };
+    let opts = ws.unwrap_or(&no_ws);
+    let (outcome, what) = if opts.warp_specialize {
+        (
+            warp_specialize_with(path, func, opts)?,
+            "not warp-specialized",
+        )
+    } else {
+        (
+            software_pipeline_with(path, func, opts)?,
+            "not software-pipelined (--no-ws)",
+        )
+    };
+    Ok(outcome.unwrap_or_else(|why| Specialized::as_written(func, what, why)))
 }
 
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is
@@ -733,26 +746,12 @@ pub fn compile_to_cuda(
 ) -> Result<CudaKernel, Failure> {
     let specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
-    let kernel = generate_cuda(
-        path,
-        source,
-        specialized.as_ref().map_or(func, |s| &s.func),
-        color,
-    )?;
+    let kernel = generate_cuda(path, source, &specialized.func, color)?;
     Ok(CudaKernel {
         source: kernel,
-        schedule: specialized.map(|s| s.schedule),
+        schedule: specialized.schedule,
+        warp_specialized: specialized.warp_specialized,
     })
-}
-
-/// `--explain` for a kernel warp specialization leaves plain: one line
-/// with the reason (`path: kernel: not warp-specialized: ...`).
-fn explain_plain(path: &str, source: &str, func: &Function, color: bool) -> Result<(), Failure> {
-    let why = why_not_warp_specialized(func).map_err(|e| e.render(path, source, color))?;
-    if let Some(why) = why {
-        eprintln!("{path}:kernel: not warp-specialized: {why}");
-    }
-    Ok(())
 }
 
 /// `--explain`: the TMA inference's decision for every load, one line each
@@ -889,18 +888,10 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             for func in &mut module.functions {
                 let pipelined = pipeline_function(&path, func, opts.as_ref())
                     .map_err(|e| e.render(&path, &source, color))?;
-                match pipelined {
-                    Some(ws) => {
-                        if cmd.explain {
-                            eprint!("{}", ws.schedule.explain(&path));
-                        }
-                        *func = ws.func;
-                    }
-                    None if cmd.explain && opts.as_ref().is_some_and(|o| o.warp_specialize) => {
-                        explain_plain(&path, &source, func, color)?;
-                    }
-                    None => {}
+                if cmd.explain {
+                    eprint!("{}", pipelined.schedule.explain(&path));
                 }
+                *func = pipelined.func;
             }
             printer::print_module(&module).into_bytes()
         }
@@ -908,12 +899,8 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
             let func = kernel_function(&module)?;
             let opts = cmd.pipeline_options();
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
-            match (cmd.explain, &compiled.schedule) {
-                (true, Some(schedule)) => eprint!("{}", schedule.explain(&path)),
-                (true, None) if opts.as_ref().is_some_and(|o| o.warp_specialize) => {
-                    explain_plain(&path, &source, func, color)?
-                }
-                _ => {}
+            if cmd.explain {
+                eprint!("{}", compiled.schedule.explain(&path));
             }
             let kernel = compiled.source;
             match cmd.emit {

@@ -154,7 +154,7 @@ fn compile_detached(
     };
     let slots = slots_for(&cuda.source, &args)?;
     Ok(Kernel {
-        warp_specialized: cuda.schedule.is_some(),
+        warp_specialized: cuda.warp_specialized,
         source: cuda.source,
         compiled,
         args,
