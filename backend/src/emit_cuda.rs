@@ -27,8 +27,9 @@
 //!   elementwise) stays in registers: wgmma's register-A form reads the
 //!   accumulator's registers as its A fragments, no staging and no
 //!   barrier. Operand buffers written outside every loop (attention's
-//!   `q`) are fenced for the async proxy once, where they are written. Issue/wait overlap is the pipeliner's job, not this
-//!   pass's: it keeps one synchronous phase per dot.
+//!   `q`) are fenced for the async proxy once, where they are written.
+//!   Issue/wait overlap is the pipeliner's job, not this pass's: it keeps
+//!   one synchronous phase per dot.
 //! - Shared memory is one dynamic buffer: the dot operand buffers, then the
 //!   aref rings and their mbarriers, then the scratch area. Every use of the
 //!   scratch (conversion, cross-warp reduction, dot staging) is a phase
@@ -1651,11 +1652,9 @@ impl<'f> Emitter<'f> {
         };
         // Staged in bands of rows: the band's buffer, not the tile's, is
         // what the store takes from the shared memory the aref rings
-        // compete for.
-        // A tile is staged whole when it fits STAGING_BYTES with its
-        // padding; otherwise in the tallest power-of-two bands whose data
-        // fits it (a band of a tile that does not fit whole is at most half
-        // of it).
+        // compete for. A tile is staged whole when it fits STAGING_BYTES
+        // with its padding; otherwise in the tallest power-of-two bands
+        // whose data fits it (at most half the tile).
         let band_rows = staged.as_ref().map(|(_, pitch)| {
             let rows = shape[0];
             let whole = shape.iter().product::<u32>() / shape[shape.len() - 1] * pitch * eb;
