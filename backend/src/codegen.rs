@@ -10,7 +10,7 @@
 use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
 
 /// What the runtime needs to launch a generated kernel.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelSource {
     /// The source function's name, for messages.
     pub name: String,
@@ -53,7 +53,7 @@ impl KernelSource {
 /// One TMA tensor map of a kernel, described in terms of the kernel's own
 /// parameters so that the host can build it from the launch arguments:
 /// the runtime's `TensorMapSpec` with every number still an expression.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TensorMapParam {
     /// Name used in the generated source (`tw_tmap0`, ...).
     pub name: String,
@@ -77,7 +77,7 @@ pub struct TensorMapParam {
 pub use tawa_ir::host_expr::HostExpr;
 
 /// A kernel parameter as passed at launch.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelParam {
     pub name: String,
     pub ty: ParamType,
@@ -86,7 +86,7 @@ pub struct KernelParam {
 /// How a parameter is passed: pointers as 64-bit device addresses, scalars
 /// by value with their own width (`i1` as a 1-byte C++ `bool`, `f16`/`bf16` as
 /// their 2-byte bits).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ParamType {
     Ptr(ScalarType),
     Scalar(ScalarType),

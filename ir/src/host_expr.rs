@@ -11,7 +11,7 @@ use crate::{Axis, BinaryOp, ConstValue, Function, OpKind, Value};
 
 /// An integer computed on the host from a kernel's parameters and grid
 /// (64-bit, wrapping like the kernel's own i64 arithmetic).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum HostExpr {
     Const(i64),
     /// The value of parameter `i` of the function (`Function::params[i]`).

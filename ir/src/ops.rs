@@ -8,7 +8,7 @@
 //! checks them.
 
 /// Grid axis of `program_id` / `num_programs`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Axis {
     X,
     Y,

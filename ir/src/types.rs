@@ -12,7 +12,9 @@ use std::fmt;
 /// Scalar element types. Names follow the IR's text format (`i32`, `f16`,
 /// `f8e4m3`); [`ScalarType::triton_name`] gives Triton's (`int32`, `fp16`,
 /// `float8e4nv`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ScalarType {
     I1,
     I8,

@@ -23,12 +23,10 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
-use serde_json::{json, Value};
 
 use tawa_backend::runtime::{self, Compiled, Gpu, LaunchConfig};
-use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
+use tawa_backend::{KernelSource, ParamType};
 use tawa_frontend::CompileOptions;
-use tawa_ir::ScalarType;
 use tawa_pipeliner::PipelineOptions;
 use tawa_rs::driver;
 use tawa_rs::harness::launch::{self, ArgSource, BoundArg};
@@ -47,7 +45,7 @@ create_exception!(
 );
 
 /// The kind of one launch argument, as the Python side names it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 enum ArgKind {
     Ptr,
     Int,
@@ -420,95 +418,28 @@ fn param_type_text(ty: &ParamType) -> String {
     }
 }
 
-fn scalar_type(text: &str) -> Result<ScalarType, String> {
-    ScalarType::parse(text).ok_or_else(|| format!("unknown scalar type `{text}`"))
+/// What the on-disk cache keeps of a kernel besides its cubin.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CachedKernel {
+    source: KernelSource,
+    ptx: String,
+    log: String,
+    warp_specialized: bool,
+    args: Vec<(String, ArgKind)>,
 }
 
-fn host_expr_json(e: &HostExpr) -> Value {
-    match e {
-        HostExpr::Const(c) => json!({"const": c}),
-        HostExpr::Param(i) => json!({"param": i}),
-        HostExpr::Add(a, b) => json!({"add": [host_expr_json(a), host_expr_json(b)]}),
-        HostExpr::Sub(a, b) => json!({"sub": [host_expr_json(a), host_expr_json(b)]}),
-        HostExpr::Mul(a, b) => json!({"mul": [host_expr_json(a), host_expr_json(b)]}),
-        HostExpr::Div(a, b) => json!({"div": [host_expr_json(a), host_expr_json(b)]}),
-        HostExpr::Max(a, b) => json!({"max": [host_expr_json(a), host_expr_json(b)]}),
-        HostExpr::NumPrograms(axis) => json!({"num_programs": axis.index()}),
-    }
-}
-
-fn host_expr_from(v: &Value) -> Result<HostExpr, String> {
-    type Operands = (Box<HostExpr>, Box<HostExpr>);
-    let pair = |key: &str| -> Result<Option<Operands>, String> {
-        match v.get(key).and_then(Value::as_array) {
-            Some(a) if a.len() == 2 => Ok(Some((
-                Box::new(host_expr_from(&a[0])?),
-                Box::new(host_expr_from(&a[1])?),
-            ))),
-            Some(_) => Err(format!("`{key}` takes two operands")),
-            None => Ok(None),
-        }
-    };
-    if let Some(c) = v.get("const").and_then(Value::as_i64) {
-        return Ok(HostExpr::Const(c));
-    }
-    if let Some(i) = v.get("param").and_then(Value::as_u64) {
-        return Ok(HostExpr::Param(i as usize));
-    }
-    if let Some((a, b)) = pair("add")? {
-        return Ok(HostExpr::Add(a, b));
-    }
-    if let Some((a, b)) = pair("sub")? {
-        return Ok(HostExpr::Sub(a, b));
-    }
-    if let Some((a, b)) = pair("mul")? {
-        return Ok(HostExpr::Mul(a, b));
-    }
-    if let Some((a, b)) = pair("div")? {
-        return Ok(HostExpr::Div(a, b));
-    }
-    if let Some((a, b)) = pair("max")? {
-        return Ok(HostExpr::Max(a, b));
-    }
-    if let Some(i) = v.get("num_programs").and_then(Value::as_i64) {
-        let axis = tawa_ir::Axis::from_index(i).ok_or_else(|| format!("no grid axis {i}"))?;
-        return Ok(HostExpr::NumPrograms(axis));
-    }
-    Err(format!("not a host expression: {v}"))
-}
-
-/// JSON of everything but the cubin, a NUL byte, then the cubin.
+/// The cached kernel as JSON, a NUL byte, then the cubin.
 fn serialize(k: &Kernel) -> Vec<u8> {
-    let s = &k.source;
-    let header = json!({
-        "name": s.name,
-        "symbol": s.symbol,
-        "cuda": s.cuda,
-        "num_threads": s.num_threads,
-        "dyn_smem_bytes": s.dyn_smem_bytes,
-        "params": s.params.iter().map(|p| json!({
-            "name": p.name,
-            "ptr": matches!(p.ty, ParamType::Ptr(_)),
-            "ty": match p.ty { ParamType::Ptr(t) | ParamType::Scalar(t) => t.to_string() },
-        })).collect::<Vec<_>>(),
-        "tensor_maps": s.tensor_maps.iter().map(|m| json!({
-            "name": m.name,
-            "elem": m.elem.to_string(),
-            "base": m.base,
-            "extents": m.extents.iter().map(host_expr_json).collect::<Vec<_>>(),
-            "strides": m.strides.iter().map(host_expr_json).collect::<Vec<_>>(),
-            "box_extents": m.box_extents,
-            "swizzle_bytes": m.swizzle_bytes,
-        })).collect::<Vec<_>>(),
-        "grid_param": s.grid_param,
-        "ptx": k.compiled.ptx,
-        "log": k.compiled.log,
-        "warp_specialized": k.warp_specialized,
-        "args": k.args.iter().map(|(n, kind)| json!([n, match kind {
-            ArgKind::Ptr => "ptr", ArgKind::Int => "int", ArgKind::Float => "float"
-        }])).collect::<Vec<_>>(),
-    });
-    let mut out = header.to_string().into_bytes();
+    let cached = CachedKernel {
+        source: k.source.clone(),
+        ptx: k.compiled.ptx.clone(),
+        log: k.compiled.log.clone(),
+        warp_specialized: k.warp_specialized,
+        args: k.args.clone(),
+    };
+    // Strings, numbers and lists only (no map with non-string keys): JSON
+    // encoding cannot fail.
+    let mut out = serde_json::to_vec(&cached).expect("a kernel serializes to JSON");
     out.push(0);
     out.extend_from_slice(&k.compiled.cubin);
     out
@@ -516,100 +447,21 @@ fn serialize(k: &Kernel) -> Vec<u8> {
 
 fn deserialize(bytes: &[u8]) -> Result<Kernel, String> {
     let nul = bytes.iter().position(|&b| b == 0).ok_or("no header")?;
-    let h: Value = serde_json::from_slice(&bytes[..nul]).map_err(|e| e.to_string())?;
-    let str_of = |v: &Value, key: &str| -> Result<String, String> {
-        v.get(key)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .ok_or_else(|| format!("missing `{key}`"))
-    };
-    let u64_of = |v: &Value, key: &str| -> Result<u64, String> {
-        v.get(key)
-            .and_then(Value::as_u64)
-            .ok_or_else(|| format!("missing `{key}`"))
-    };
-    let list = |v: &Value, key: &str| -> Result<Vec<Value>, String> {
-        v.get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .ok_or_else(|| format!("missing `{key}`"))
-    };
-    let params = list(&h, "params")?
-        .iter()
-        .map(|p| {
-            let ty = scalar_type(&str_of(p, "ty")?)?;
-            Ok(KernelParam {
-                name: str_of(p, "name")?,
-                ty: if p.get("ptr").and_then(Value::as_bool).unwrap_or(false) {
-                    ParamType::Ptr(ty)
-                } else {
-                    ParamType::Scalar(ty)
-                },
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let tensor_maps = list(&h, "tensor_maps")?
-        .iter()
-        .map(|m| {
-            Ok(TensorMapParam {
-                name: str_of(m, "name")?,
-                elem: scalar_type(&str_of(m, "elem")?)?,
-                base: u64_of(m, "base")? as usize,
-                extents: list(m, "extents")?
-                    .iter()
-                    .map(host_expr_from)
-                    .collect::<Result<_, _>>()?,
-                strides: list(m, "strides")?
-                    .iter()
-                    .map(host_expr_from)
-                    .collect::<Result<_, _>>()?,
-                box_extents: list(m, "box_extents")?
-                    .iter()
-                    .map(|b| b.as_u64().map(|b| b as u32).ok_or("bad box extent"))
-                    .collect::<Result<_, _>>()?,
-                swizzle_bytes: u64_of(m, "swizzle_bytes")? as u32,
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let args = list(&h, "args")?
-        .iter()
-        .map(|a| {
-            let name = a.get(0).and_then(Value::as_str).ok_or("bad argument")?;
-            let kind = a.get(1).and_then(Value::as_str).ok_or("bad argument")?;
-            let kind = ArgKind::parse(kind).map_err(|_| format!("bad argument kind {kind}"))?;
-            Ok((name.to_string(), kind))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let source = KernelSource {
-        name: str_of(&h, "name")?,
-        symbol: str_of(&h, "symbol")?,
-        cuda: str_of(&h, "cuda")?,
-        num_threads: u64_of(&h, "num_threads")? as u32,
-        dyn_smem_bytes: u64_of(&h, "dyn_smem_bytes")? as u32,
-        params,
-        tensor_maps,
-        grid_param: h
-            .get("grid_param")
-            .and_then(Value::as_u64)
-            .map(|i| i as usize),
-    };
-    let slots = slots_for(&source, &args)?;
+    let cached: CachedKernel = serde_json::from_slice(&bytes[..nul]).map_err(|e| e.to_string())?;
+    let slots = slots_for(&cached.source, &cached.args)?;
     Ok(Kernel {
         compiled: Compiled {
-            kernel_name: source.symbol.clone(),
-            ptx: str_of(&h, "ptx")?,
+            kernel_name: cached.source.symbol.clone(),
+            ptx: cached.ptx,
             cubin: bytes[nul + 1..].to_vec(),
-            log: str_of(&h, "log")?,
+            log: cached.log,
             nvrtc_version: (0, 0),
             cache_hit: true,
             cache_key: String::new(),
         },
-        source,
-        warp_specialized: h
-            .get("warp_specialized")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        args,
+        source: cached.source,
+        warp_specialized: cached.warp_specialized,
+        args: cached.args,
         slots,
         loaded: Mutex::new(HashMap::new()),
     })
