@@ -16,8 +16,11 @@ pub enum HostExpr {
     Const(i64),
     /// The value of parameter `i` of the function (`Function::params[i]`).
     Param(usize),
-    /// The number of programs the launch starts along an axis (the grid
-    /// actually launched, as `tl.num_programs` sees it).
+    /// The number of programs along an axis of the grid the launch asks
+    /// for. For a persistent kernel (`grid_param`) that is more than it
+    /// starts along x, each started program walking several of the asked
+    /// programs' tiles: the host evaluates with the asked grid, whose
+    /// bounds cover every tile walked.
     NumPrograms(Axis),
     Add(Box<HostExpr>, Box<HostExpr>),
     Sub(Box<HostExpr>, Box<HostExpr>),
