@@ -1172,7 +1172,7 @@ impl<'f> Emitter<'f> {
                 data.loc,
                 "`tl.device_assert`/`tl.device_print` are not supported by the CUDA backend yet",
             )),
-            OpKind::AtomicRmw { .. } => self.atomic_rmw(op),
+            OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } => self.atomic(op),
             OpKind::ArefCreate => self.aref_create(op),
             OpKind::ArefPut => self.aref_put(op),
             OpKind::ArefGet => self.aref_get(op),
@@ -1192,17 +1192,15 @@ impl<'f> Emitter<'f> {
             // The transposed tile of a load that wrote it, transposed, into
             // its operand buffer: the dots read the buffer, no registers.
             OpKind::Trans { .. } if self.operand_buffers.contains_key(&data.results[0]) => Ok(()),
-            OpKind::AtomicCas { .. }
-            | OpKind::Scan { .. }
-            | OpKind::Reshape
-            | OpKind::Join
-            | OpKind::Split => Err(unsupported(
-                data.loc,
-                format!(
-                    "`{}` is not supported by the CUDA backend yet",
-                    tawa_ir::printer::op_name(&data.kind)
-                ),
-            )),
+            OpKind::Scan { .. } | OpKind::Reshape | OpKind::Join | OpKind::Split => {
+                Err(unsupported(
+                    data.loc,
+                    format!(
+                        "`{}` is not supported by the CUDA backend yet",
+                        tawa_ir::printer::op_name(&data.kind)
+                    ),
+                ))
+            }
             OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {
                 self.bundle_op(op)
             }
@@ -1968,76 +1966,103 @@ impl<'f> Emitter<'f> {
         Ok(())
     }
 
-    /// `tl.atomic_*`: one atomic per element, issued by the element's
-    /// owner only (a replicated copy must not add twice). Scalar atomics
-    /// run on thread 0. Relaxed CUDA atomics at GPU scope: every example's
-    /// use is an accumulation whose order does not matter.
-    fn atomic_rmw(&mut self, op: Op) -> Res<()> {
+    /// `tl.atomic_*` and `tl.atomic_cas`: one atomic per element, issued
+    /// by the element's owner only (a replicated copy must not add twice).
+    /// The memory order (`sem=`, Triton's default `acq_rel`) is a fence at
+    /// the atomic's scope around CUDA's relaxed atomic: before it for
+    /// release, after it for acquire, as `atom.acq_rel` orders. Scalar
+    /// atomics run on thread 0, and their old value reaches every thread
+    /// through shared memory: tutorial 05's `while tl.atomic_cas(Lock, 0,
+    /// 1) == 1` is a spin lock the whole program waits on, not thread 0
+    /// alone.
+    fn atomic(&mut self, op: Op) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];
-        let OpKind::AtomicRmw {
-            op: aop, has_mask, ..
-        } = &data.kind
-        else {
-            unreachable!()
+        let (sem, scope, has_mask, val, call) = match &data.kind {
+            OpKind::AtomicRmw {
+                op: aop,
+                sem,
+                scope,
+                has_mask,
+            } => {
+                let val = data.operands[1];
+                let func = rmw_function(*aop, self.scalar_of(val)).ok_or_else(|| {
+                    unsupported(
+                        data.loc,
+                        format!(
+                            "atomic `{}` on {} is not supported by the CUDA backend yet",
+                            aop.name(),
+                            self.scalar_of(val)
+                        ),
+                    )
+                })?;
+                (*sem, *scope, *has_mask, val, func)
+            }
+            OpKind::AtomicCas { sem, scope } => {
+                let val = data.operands[2];
+                let st = self.scalar_of(val);
+                if !matches!(
+                    st,
+                    ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64
+                ) {
+                    return Err(unsupported(
+                        data.loc,
+                        format!("`atomic_cas` on {st} is not supported by the CUDA backend yet"),
+                    ));
+                }
+                (*sem, *scope, false, val, "atomicCAS")
+            }
+            _ => unreachable!(),
         };
-        let (ptr, val) = (data.operands[0], data.operands[1]);
+        let ptr = data.operands[0];
+        // atomicCAS's compare operand sits between the pointer and the value.
+        let cas_cmp = matches!(data.kind, OpKind::AtomicCas { .. }).then(|| data.operands[1]);
+        let fence = match scope {
+            tawa_ir::MemScope::Cta => "__threadfence_block();",
+            tawa_ir::MemScope::Gpu => "__threadfence();",
+            tawa_ir::MemScope::Sys => "__threadfence_system();",
+        };
+        let (before, after) = match sem {
+            tawa_ir::MemSem::Relaxed => (false, false),
+            tawa_ir::MemSem::Acquire => (false, true),
+            tawa_ir::MemSem::Release => (true, false),
+            tawa_ir::MemSem::AcqRel => (true, true),
+        };
         let st = self.scalar_of(val);
-        let func = match (aop, st) {
-            (
-                tawa_ir::AtomicOp::Add,
-                ScalarType::F32
-                | ScalarType::F64
-                | ScalarType::I32
-                | ScalarType::U32
-                | ScalarType::U64,
-            ) => "atomicAdd",
-            (
-                tawa_ir::AtomicOp::Max,
-                ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64,
-            ) => "atomicMax",
-            (
-                tawa_ir::AtomicOp::Min,
-                ScalarType::I32 | ScalarType::U32 | ScalarType::I64 | ScalarType::U64,
-            ) => "atomicMin",
-            (tawa_ir::AtomicOp::And, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
-                "atomicAnd"
-            }
-            (tawa_ir::AtomicOp::Or, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
-                "atomicOr"
-            }
-            (tawa_ir::AtomicOp::Xor, ScalarType::I32 | ScalarType::U32 | ScalarType::U64) => {
-                "atomicXor"
-            }
-            (
-                tawa_ir::AtomicOp::Xchg,
-                ScalarType::I32 | ScalarType::U32 | ScalarType::U64 | ScalarType::F32,
-            ) => "atomicExch",
-            _ => {
-                return Err(unsupported(
-                    data.loc,
-                    format!(
-                        "atomic `{}` on {st} is not supported by the CUDA backend yet",
-                        aop.name()
-                    ),
-                ))
-            }
+        // CUDA has atomicCAS on 64-bit integers as `unsigned long long` only.
+        let c = match st {
+            ScalarType::I64 | ScalarType::U64 if call == "atomicCAS" => "unsigned long long",
+            _ => cty(st),
         };
         let r = data.results[0];
-        let c = cty(st);
+        let name = self.name_for(r);
         if !self.ty(ptr).is_tensor() {
             let p = self.scalar(ptr)?;
             let x = self.scalar(val)?;
-            let m = if *has_mask {
-                format!(" && {}", self.scalar(data.operands[2])?)
+            let cmp = match cas_cmp {
+                Some(v) => format!("({c}){}, ", self.scalar(v)?),
+                None => String::new(),
+            };
+            let m = if has_mask {
+                format!("if ({}) ", self.scalar(data.operands[2])?)
             } else {
                 String::new()
             };
-            let name = self.name_for(r);
+            let (pre, post) = (
+                if before { fence } else { "" },
+                if after { fence } else { "" },
+            );
+            // The old value goes through shared memory: one barrier so no
+            // thread still reads what the scratch held, one so every thread
+            // sees thread 0's write.
+            self.smem(8);
+            self.barrier();
             self.line(format!(
-                "{c} {name} = 0;
-if (tid == 0{m}) {name} = {func}({p}, {x});"
+                "if (tid == 0) {{\n  {c} old = 0;\n  {m}{{ {pre} old = {call}(({c}*){p}, {cmp}({c}){x}); {post} }}\n  *({c}*)tw_smem = old;\n}}"
             ));
+            self.barrier();
+            let rc = cty(self.scalar_of(r));
+            self.line(format!("{rc} {name} = ({rc})*({c}*)tw_smem;"));
             self.vals.insert(r, CVal::Scalar(name));
             return Ok(());
         }
@@ -2046,8 +2071,12 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         let regs = layout.regs_per_thread(&shape);
         let p = self.tile(ptr, &layout)?;
         let x = self.elem_at(val, &layout, "r")?;
+        let cmp = match cas_cmp {
+            Some(v) => format!("({c}){}, ", self.elem_at(v, &layout, "r")?),
+            None => String::new(),
+        };
         let mut conds: Vec<String> = Self::owner_c(&layout, &shape, "r").into_iter().collect();
-        if *has_mask {
+        if has_mask {
             let m = self.tile(data.operands[2], &layout)?;
             conds.push(format!("{m}[r]"));
         }
@@ -2056,10 +2085,16 @@ if (tid == 0{m}) {name} = {func}({p}, {x});"
         } else {
             conds.join(" && ")
         };
-        let name = self.name_for(r);
+        let rc = cty(self.scalar_of(r));
+        if before {
+            self.line(fence);
+        }
         self.line(format!(
-            "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = ({cond}) ? {func}({p}[r], {x}) : ({c})0;"
+            "{rc} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = ({cond}) ? ({rc}){call}(({c}*){p}[r], {cmp}({c}){x}) : ({rc})0;"
         ));
+        if after {
+            self.line(fence);
+        }
         // layout_assign gives the result the stored value's layout.
         self.vals.insert(r, CVal::Tile(name));
         Ok(())
@@ -3263,3 +3298,19 @@ static __device__ __forceinline__ unsigned long long tw_desc_mn(unsigned addr, u
   return d;
 }
 "#;
+
+/// The CUDA atomic that does `op` on `st`, if there is one.
+fn rmw_function(op: tawa_ir::AtomicOp, st: ScalarType) -> Option<&'static str> {
+    use tawa_ir::AtomicOp as A;
+    use ScalarType as S;
+    Some(match (op, st) {
+        (A::Add, S::F32 | S::F64 | S::I32 | S::U32 | S::U64) => "atomicAdd",
+        (A::Max, S::I32 | S::U32 | S::I64 | S::U64) => "atomicMax",
+        (A::Min, S::I32 | S::U32 | S::I64 | S::U64) => "atomicMin",
+        (A::And, S::I32 | S::U32 | S::U64) => "atomicAnd",
+        (A::Or, S::I32 | S::U32 | S::U64) => "atomicOr",
+        (A::Xor, S::I32 | S::U32 | S::U64) => "atomicXor",
+        (A::Xchg, S::I32 | S::U32 | S::U64 | S::F32) => "atomicExch",
+        _ => return None,
+    })
+}

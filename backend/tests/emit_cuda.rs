@@ -172,3 +172,67 @@ fn swap_ab_reads_the_transposed_b_mn_major_and_converts_the_accumulator_once() {
         "the accumulator is not converted exactly once:\n{after}"
     );
 }
+
+/// Tutorial 05's backward pass guards its partial sums with a spin lock:
+/// every thread of the program must wait on the lock thread 0 takes (its
+/// old value broadcast through shared memory), and the atomics order the
+/// guarded loads and stores (`acq_rel` by default: a fence on each side).
+#[test]
+fn spin_lock_atomics_are_ordered_and_their_old_value_reaches_every_thread() {
+    let source = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def locked_add(X, Acc, Lock, N, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + tl.program_id(0) * N + cols, mask=mask)
+    while tl.atomic_cas(Lock, 0, 1) == 1:
+        pass
+    tl.store(Acc + cols, tl.load(Acc + cols, mask=mask) + x, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(Lock, 0, sem="release")
+"#;
+    let opts = tawa_frontend::CompileOptions {
+        kernel: None,
+        signature: Some("*fp32:16, *fp32:16, *i32:16, i32, 256".into()),
+        defines: vec![],
+        num_warps: Some(4),
+        num_stages: Some(3),
+    };
+    let module = tawa_frontend::compile("locked_add.py", source, &opts)
+        .unwrap_or_else(|d| panic!("frontend error:\n{}", d.render(false)));
+    let text = generate_cuda(&module.functions[0], &CodegenOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .cuda;
+    let spin = &text[text.find("while (true)").expect("the spin loop")..];
+    let cas = spin
+        .find("atomicCAS((int*)")
+        .expect("atomicCAS in the loop");
+    // Thread 0 takes the lock, fenced on both sides, and publishes the old
+    // value; every thread reads it after a barrier.
+    assert!(spin[..cas].contains("__threadfence(); old = "), "{spin}");
+    assert!(spin[cas..].contains("__threadfence(); }"), "{spin}");
+    let publish = spin
+        .find("*(int*)tw_smem = old;")
+        .expect("old value published");
+    let barrier = publish
+        + spin[publish..]
+            .find("__syncthreads();")
+            .expect("barrier after");
+    assert!(
+        spin[barrier..].contains("= (int)*(int*)tw_smem;"),
+        "old value not read back after the barrier:\n{spin}"
+    );
+    // `sem="release"`: a fence before the exchange only.
+    let unlock = text
+        .lines()
+        .find(|l| l.contains("atomicExch"))
+        .expect("the unlock");
+    assert!(
+        unlock.contains("__threadfence(); old = atomicExch"),
+        "{unlock}"
+    );
+    assert!(!unlock.contains("); __threadfence();"), "{unlock}");
+}
