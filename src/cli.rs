@@ -191,6 +191,14 @@ pub struct PipelineFlags {
     /// baseline of `--persistent`).
     #[arg(long)]
     pub no_persistent: bool,
+
+    /// Keep each consumer loop's dots in program order, each waited before
+    /// the next op, instead of overlapping the chain between two dependent
+    /// dots (attention's softmax) with the tensor core: the ablation
+    /// baseline of coarse pipelining (FlashAttention-3's intra-warpgroup
+    /// overlap, on by default).
+    #[arg(long)]
+    pub no_coarse_pipeline: bool,
 }
 
 impl PipelineFlags {
@@ -200,6 +208,7 @@ impl PipelineFlags {
             aref_depth: self.aref_depth,
             mma_depth: self.mma_depth,
             persistent: !self.no_persistent,
+            coarse_pipeline: !self.no_coarse_pipeline,
         }
     }
 }

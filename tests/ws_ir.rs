@@ -95,3 +95,43 @@ fn aref_depth_zero_is_refused() {
     let (code, _, stderr) = run(&args);
     assert_eq!(code, 2, "{stderr}");
 }
+
+const ATTENTION: [&str; 3] = [
+    "triton-examples/kernels/fused_attention.py",
+    "--case",
+    "noncausal_d64",
+];
+
+#[test]
+fn attention_is_coarse_pipelined_unless_asked_not_to() {
+    let mut args = ATTENTION.to_vec();
+    args.extend(["--emit", "ws-ir", "--explain"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    // K and V in rings of their own, the QK^T of iteration j+1 and the PV
+    // of iteration j in flight together, then waited one at a time.
+    for expected in [
+        "%ring_dot1 = aref.create : aref<3 x (tensor<32x64xf16>)>",
+        "%ring_dot2 = aref.create : aref<3 x (tensor<32x64xf16>)>",
+        "{async} : tensor<64x32xf32>",
+        "{async} : tensor<64x64xf32>",
+        "{pending = 1} : tensor<64x32xf32>",
+        "{pending = 0} : tensor<64x64xf32>",
+    ] {
+        assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
+    }
+    assert!(
+        stderr.contains("loop: coarse pipelining (FA3 intra-warpgroup overlap)"),
+        "{stderr}"
+    );
+    let module = tawa_ir::parse_module(&stdout).expect("ws-ir parses");
+    tawa_ir::verify_module(&module).expect("ws-ir verifies");
+
+    let mut args = ATTENTION.to_vec();
+    args.extend(["--emit", "ws-ir", "--explain", "--no-coarse-pipeline"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("%ring = aref.create"), "{stdout}");
+    assert!(!stdout.contains("{async}"), "{stdout}");
+    assert!(!stderr.contains("coarse pipelining"), "{stderr}");
+}

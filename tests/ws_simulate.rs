@@ -44,13 +44,20 @@ const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 /// pipeline leaves plain: a K loop nested in a tile loop, or causal
 /// attention's two KV loops sharing one ring (copies would have to run
 /// ahead across tiles or loops, which `software_pipeline` does not do
-/// yet).
-const NOT_SOFTWARE_PIPELINED: [&str; 4] = [
+/// yet), and tutorial 06, whose producer loop carries its own offsets.
+const NOT_SOFTWARE_PIPELINED: [&str; 5] = [
+    "06-fused-attention",
     "persistent_matmul",
     "persistent_matmul_clamped",
     "fused_attention/causal_d64",
     "fused_attention/causal_d128",
 ];
+
+/// Examples whose consumer loops the driver coarse-pipelines
+/// (`tawa_pipeliner::coarse_pipeline`: the first dot of iteration j+1 in
+/// flight beside the second of iteration j): the simulator runs that
+/// schedule, not the loop as written.
+const COARSE_PIPELINED: [&str; 2] = ["fused_attention", "06-fused-attention"];
 
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
@@ -115,6 +122,29 @@ fn count_ops(func: &Function, is: impl Fn(&OpKind) -> bool) -> usize {
     n
 }
 
+/// Whether a loop body of `func` waits twice, for one group (the second
+/// dot left in flight across the chain) and then for none: the coarse
+/// pipeline's iteration. MMA pipelining waits once an iteration.
+fn coarse_pipelined(func: &Function) -> bool {
+    let mut found = false;
+    func.walk(&mut |op| {
+        if !matches!(func.ops[op].kind, OpKind::For(_)) {
+            return;
+        }
+        let body = func.ops[op].regions[0];
+        let waits: Vec<u32> = func.blocks[body]
+            .ops
+            .iter()
+            .filter_map(|&o| match func.ops[o].kind {
+                OpKind::DotWait { pending } => Some(pending),
+                _ => None,
+            })
+            .collect();
+        found |= waits == [1, 0];
+    });
+    found
+}
+
 fn has_ws(func: &Function) -> bool {
     count_ops(func, |k| matches!(k, OpKind::WarpSpecialize { .. })) > 0
 }
@@ -135,12 +165,17 @@ fn compile_aligned(ex: &triton_examples::Example, case: &triton_examples::Case) 
 /// the driver exactly the cases in `driver_specializes`, with its TMA
 /// loads as descriptor loads.
 fn check_example(name: &str, driver_specializes: &[&str]) {
-    let ex = triton_examples::load(name).unwrap();
+    check_loaded(&triton_examples::load(name).unwrap(), driver_specializes);
+}
+
+/// [`check_example`] of an example already loaded.
+fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
+    let name = ex.name.as_str();
     let mut checked = 0;
     let mut specialized_by_driver = Vec::new();
     for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
         let what = format!("{name}/{}", case.name);
-        let module = compile_aligned(&ex, case);
+        let module = compile_aligned(ex, case);
         let plain = common::kernel_function(&module, &ex.spec).unwrap().clone();
         let (_, expected) = common::run_module_with(
             &module,
@@ -185,6 +220,13 @@ fn check_example(name: &str, driver_specializes: &[&str]) {
                     // kernel wrote.
                     let copies = count_ops(&ws, |k| matches!(k, OpKind::DescLoad));
                     assert!(copies > 0, "{how}: no desc_load");
+                }
+                if let Pipeline::Driver = pipeline {
+                    assert_eq!(
+                        coarse_pipelined(&ws),
+                        COARSE_PIPELINED.contains(&name),
+                        "{how}: coarse pipelining"
+                    );
                 }
                 checked += simulate_against(&module, &ex.spec, case, ws, &expected, &how);
             }
@@ -370,6 +412,36 @@ fn fused_attention() {
             "causal_d128",
         ],
     );
+}
+
+/// The unmodified Triton tutorial 06 (`_attn_fwd`, device-side tensor
+/// descriptors) on its small launch cases (`tests/upstream/`), as the
+/// driver coarse-pipelines it: the tutorial is not in the repository, so
+/// the test needs `$TAWA_UPSTREAM_DIR`.
+#[test]
+#[ignore = "needs the upstream Triton tutorials: TAWA_UPSTREAM_DIR=DIR cargo test --test ws_simulate -- --ignored"]
+fn upstream_fused_attention() {
+    let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
+        panic!("set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials");
+    };
+    let file = common::upstream_case_files()
+        .into_iter()
+        .find(|f| f.file_stem().is_some_and(|s| s == "06-fused-attention"))
+        .expect("tests/upstream/06-fused-attention.toml");
+    let spec = common::load_spec_file(&file).unwrap();
+    let small: Vec<String> = spec
+        .cases
+        .iter()
+        .filter(|c| c.has_tag("small"))
+        .map(|c| c.name.clone())
+        .collect();
+    let ex = triton_examples::Example {
+        name: "06-fused-attention".into(),
+        py_path: std::path::PathBuf::from(dir).join(format!("{}.py", common::upstream_stem(&file))),
+        spec,
+    };
+    let small: Vec<&str> = small.iter().map(String::as_str).collect();
+    check_loaded(&ex, &small);
 }
 
 /// The check is not vacuous: releasing the slot before the dot reads it

@@ -2470,7 +2470,11 @@ impl<'f> Emitter<'f> {
         self.line(format!("// dot {m}x{n}x{k} ({layout})"));
         let in_smem =
             |e: &Self, v: &Value| e.operand_buffers.contains_key(v) || e.views.contains_key(v);
-        let a_regs = !*is_async && !in_smem(self, &a) && self.a_fragments_in_registers(a, mma);
+        // An async dot reads its register A fragments after it issues, as
+        // it reads shared memory: the generated code never writes the
+        // packed fragment registers again, and ptxas keeps them until the
+        // group's `wgmma.wait_group` (coarse pipelining's `p @ v`).
+        let a_regs = !in_smem(self, &a) && self.a_fragments_in_registers(a, mma);
         let staged_here = (!a_regs && !in_smem(self, &a)) || !in_smem(self, &b);
         let scratch_b = if a_regs || in_smem(self, &a) {
             0

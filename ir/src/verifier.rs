@@ -69,7 +69,10 @@
 //!     only as the accumulator of an async `dot`, as a `dot_wait` operand
 //!     or by a `yield` of a `for` body: its registers are still being
 //!     written by the tensor core, so anything else must wait for it
-//!     (`dot_wait {pending = 0}`). Whether a slot read by a group in flight
+//!     (`dot_wait {pending = 0}`). Groups retire in commit order, so a
+//!     `dot_wait {pending = N}` also retires an async `dot` of its own
+//!     block followed, before the wait, by at least `N` other async `dot`s
+//!     of that block: its result for that operand is not in flight. Whether a slot read by a group in flight
 //!     is released too early is a run-time property the aref simulator
 //!     checks.
 //! 13. Released slots: after `aref.consumed %r, %i`, nothing later in the
@@ -473,13 +476,16 @@ impl Verifier<'_> {
         let mut in_flight: HashSet<Value> = HashSet::new();
         f.walk(&mut |op| {
             let d = &f.ops[op];
-            let produces = match d.kind {
-                OpKind::Dot { is_async, .. } => is_async,
-                OpKind::DotWait { pending } => pending > 0,
-                _ => false,
-            };
-            if produces {
-                in_flight.extend(d.results.iter().copied());
+            match d.kind {
+                OpKind::Dot { is_async: true, .. } => in_flight.extend(d.results.iter().copied()),
+                OpKind::DotWait { pending } if pending > 0 => {
+                    for (&v, &r) in d.operands.iter().zip(&d.results) {
+                        if !retired_by_wait(f, v, op, pending) {
+                            in_flight.insert(r);
+                        }
+                    }
+                }
+                _ => {}
             }
         });
         // Carried through loops: a yielded in-flight value makes the
@@ -1507,4 +1513,34 @@ impl Types<'_> {
 pub fn squeezed_block(block: &[u32]) -> Option<Vec<u32>> {
     let kept: Vec<u32> = block.iter().copied().filter(|&b| b != 1).collect();
     (kept.len() < block.len() && !kept.is_empty()).then_some(kept)
+}
+
+/// Whether `dot_wait {pending}` op `wait` retires the group that computes
+/// `v`: `v` is an async `dot` of the wait's own block and at least
+/// `pending` async `dot`s of that block follow it before the wait.
+/// Groups retire in commit order, so only the newest `pending` stay in
+/// flight. Dots inside regions between them are not counted: they may not
+/// run, and if they do they only push `v`'s group further back.
+fn retired_by_wait(f: &Function, v: Value, wait: Op, pending: u32) -> bool {
+    let Some(dot) = f.def_op(v) else {
+        return false;
+    };
+    if !matches!(f.ops[dot].kind, OpKind::Dot { is_async: true, .. }) {
+        return false;
+    }
+    let Some(block) = f.block_of(wait) else {
+        return false;
+    };
+    let ops = &f.blocks[block].ops;
+    let (Some(from), Some(to)) = (
+        ops.iter().position(|&o| o == dot),
+        ops.iter().position(|&o| o == wait),
+    ) else {
+        return false;
+    };
+    let newer = ops[from + 1..to.max(from + 1)]
+        .iter()
+        .filter(|&&o| matches!(f.ops[o].kind, OpKind::Dot { is_async: true, .. }))
+        .count();
+    from < to && newer >= pending as usize
 }

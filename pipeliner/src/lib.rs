@@ -19,6 +19,13 @@
 //! interpreter's on the plain kernel, no deadlock, and no slot released
 //! while a group reading it is in flight.
 //!
+//! - [`coarse_pipeline`]: FlashAttention-3's intra-warpgroup overlap. A
+//!   consumer loop whose first `dot` feeds, through a chain of
+//!   elementwise ops and reductions, a second `dot` accumulating across
+//!   iterations issues the first `dot` of iteration `j + 1` and the second
+//!   of iteration `j` as async groups and computes the chain of `j + 1`
+//!   while the second runs (`--no-coarse-pipeline` turns it off).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -29,6 +36,7 @@
 //! warp-specialized.
 
 pub mod aref_depth;
+pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
 pub mod persistent;
@@ -63,6 +71,10 @@ pub struct PipelineOptions {
     /// epilogue, one prologue per SM), and level at K = 8192
     /// (`bench/RESULTS.md`).
     pub persistent: bool,
+    /// Overlap the chain between two dependent `dot`s of a consumer loop
+    /// with the tensor core ([`coarse_pipeline`]). On by default;
+    /// `--no-coarse-pipeline` turns it off (the ablation baseline).
+    pub coarse_pipeline: bool,
 }
 
 impl Default for PipelineOptions {
@@ -72,6 +84,7 @@ impl Default for PipelineOptions {
             aref_depth: None,
             mma_depth: 0,
             persistent: true,
+            coarse_pipeline: true,
         }
     }
 }
@@ -126,7 +139,8 @@ impl std::error::Error for PipelineError {}
 
 /// Runs the pipeliner's passes over warp-specialized `func` in place:
 /// aref depths first (MMA pipelining needs a ring deeper than the groups
-/// it keeps in flight), then MMA pipelining. `smem` describes what each
+/// it keeps in flight), then MMA pipelining, then coarse pipelining of
+/// the loops MMA pipelining left synchronous. `smem` describes what each
 /// ring slot costs in shared memory; `None` when unknown (no cap).
 pub fn pipeline(
     func: &mut Function,
@@ -142,6 +156,9 @@ pub fn pipeline(
         &mut schedule,
     )?;
     mma_pipeline::pipeline_mmas(func, opts.mma_depth, &mut schedule);
+    if opts.coarse_pipeline {
+        coarse_pipeline::coarse_pipeline(func, &mut schedule);
+    }
     partition_budgets(func, &mut schedule);
     Ok(schedule)
 }

@@ -329,7 +329,7 @@ fn apply(func: &mut Function, c: &Candidate, p: u32) {
 }
 
 /// Inserts `dot_wait values {pending}` at `at` in `block`.
-fn dot_wait(
+pub(crate) fn dot_wait(
     func: &mut Function,
     block: Block,
     at: usize,
@@ -413,7 +413,7 @@ fn release_if_held(
 }
 
 /// Index of `op` in `block`.
-fn position(func: &Function, block: Block, op: Op) -> usize {
+pub(crate) fn position(func: &Function, block: Block, op: Op) -> usize {
     func.blocks[block]
         .ops
         .iter()

@@ -10,24 +10,13 @@
 //! take the defaults (no shared-memory model). Bless with
 //! `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test pipeline`.
 
+mod common;
+
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use expect_test::expect_file;
-use tawa_ir::{parse_function, print_function, verify_function};
+use tawa_ir::{parse_function, verify_function};
 use tawa_pipeliner::{pipeline, pipeline_without_ws, PipelineOptions, Pipelined, SmemModel};
-
-fn input_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pipeline");
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tir"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 3, "expected file tests in {}", dir.display());
-    files
-}
 
 /// The options of the header comment.
 #[derive(Default)]
@@ -73,7 +62,7 @@ fn header(text: &str) -> Header {
 
 #[test]
 fn pipeline_file_tests() {
-    for path in input_files() {
+    for path in common::input_files("pipeline") {
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = fs::read_to_string(&path).unwrap();
         let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -89,21 +78,7 @@ fn pipeline_file_tests() {
         };
         let out = match result {
             Ok(Pipelined::No(why)) => format!("// left plain: {why}\n"),
-            Ok(Pipelined::Yes(schedule)) => {
-                if let Err(e) = verify_function(&func) {
-                    panic!("{name}: the pipelined IR does not verify: {e:?}");
-                }
-                let printed = print_function(&func);
-                let reparsed = parse_function(&printed).unwrap();
-                assert_eq!(print_function(&reparsed), printed, "{name}: round trip");
-                let mut out: String = schedule
-                    .decisions
-                    .iter()
-                    .map(|d| format!("// {d}\n"))
-                    .collect();
-                out.push_str(&printed);
-                out
-            }
+            Ok(Pipelined::Yes(schedule)) => common::scheduled_output(&name, &func, &schedule),
             Err(e) => format!("// error: {e}\n"),
         };
         expect_file![path.with_extension("out")].assert_eq(&out);
