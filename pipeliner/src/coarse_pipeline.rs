@@ -58,7 +58,7 @@ use std::collections::{HashMap, HashSet};
 use tawa_ir::function::{Block, Op, Value, ValueDef};
 use tawa_ir::{BinaryOp, CmpPred, ConstValue, Function, Loc, OpKind, ScalarType, Type};
 
-use crate::dep_graph::is_dot;
+use crate::dep_graph::{is_dot, LoopGraph};
 use crate::mma_pipeline::{dot_wait, position};
 use crate::Schedule;
 
@@ -162,11 +162,15 @@ fn schedule_loop(func: &mut Function, l: Op, warps: u32) -> Result<Option<String
             return Err("aref ops or dots inside control flow of the loop body".into());
         }
     }
-    let (d1, d2) = order_dots(func, body, dots[0], dots[1])?;
+    let g = LoopGraph::of_loop(func, l);
+    let (d1, d2) = order_dots(func, &g, dots[0], dots[1])?;
 
     // Which dot reads each buffer of each slot; split a slot both read.
-    for get in gets {
-        let readers = slot_readers(func, body, get, d1, d2)?;
+    let mut readers_of = Vec::new();
+    for &get in &gets {
+        readers_of.push((get, slot_readers(func, &g, get, d1, d2)?));
+    }
+    for (get, readers) in readers_of {
         let firsts: Vec<usize> = (0..readers.len()).filter(|&b| readers[b] == d1).collect();
         if !firsts.is_empty() && firsts.len() < readers.len() {
             split_ring(func, func.ops[get].operands[0], &firsts);
@@ -201,34 +205,6 @@ fn loc_text(loc: Loc) -> String {
     }
 }
 
-/// The top-level op of `body` that holds `op` (itself, or the op whose
-/// regions contain it).
-fn top_level(func: &Function, body: Block, op: Op) -> Option<Op> {
-    let mut op = op;
-    loop {
-        let b = func.block_of(op)?;
-        if b == body {
-            return Some(op);
-        }
-        op = func.blocks[b].parent?;
-    }
-}
-
-/// Top-level ops of `body` that use `v` (directly or inside their regions).
-fn users_in(func: &Function, body: Block, v: Value) -> Vec<Op> {
-    let mut out = Vec::new();
-    for &o in &func.blocks[body].ops {
-        let mut uses = func.ops[o].operands.contains(&v);
-        for &r in &func.ops[o].regions {
-            func.walk_block(r, &mut |i| uses |= func.ops[i].operands.contains(&v));
-        }
-        if uses {
-            out.push(o);
-        }
-    }
-    out
-}
-
 /// Every value `op` uses, inside its regions too.
 fn uses_of(func: &Function, op: Op) -> Vec<Value> {
     let mut out = func.ops[op].operands.clone();
@@ -239,13 +215,12 @@ fn uses_of(func: &Function, op: Op) -> Vec<Value> {
 }
 
 /// Which of the two dots is D1 (its result reaches the other's A or B
-/// operand) and which D2 (its accumulator is carried, its result yielded).
-fn order_dots(func: &Function, body: Block, a: Op, b: Op) -> Result<(Op, Op), String> {
+/// operand in the same iteration) and which D2.
+fn order_dots(func: &Function, g: &LoopGraph, a: Op, b: Op) -> Result<(Op, Op), String> {
     for (d1, d2) in [(a, b), (b, a)] {
-        let reached = forward_closure(func, body, &func.ops[d1].results.clone());
+        let reached = g.dependents(&[d1], false);
         let feeds = func.ops[d2].operands[..2].iter().any(|&v| {
             func.def_op(v)
-                .and_then(|o| top_level(func, body, o))
                 .is_some_and(|o| o == d1 || reached.contains(&o))
         });
         if feeds {
@@ -255,36 +230,25 @@ fn order_dots(func: &Function, body: Block, a: Op, b: Op) -> Result<(Op, Op), St
     Err("neither dot's result reaches the other's operands".into())
 }
 
-/// Top-level ops of `body` that depend, in the same iteration, on `seeds`.
-fn forward_closure(func: &Function, body: Block, seeds: &[Value]) -> HashSet<Op> {
-    let mut set: HashSet<Op> = HashSet::new();
-    let mut work: Vec<Value> = seeds.to_vec();
-    while let Some(v) = work.pop() {
-        for u in users_in(func, body, v) {
-            if matches!(func.ops[u].kind, OpKind::Yield) || !set.insert(u) {
-                continue;
-            }
-            work.extend(func.ops[u].results.iter().copied());
-        }
-    }
-    set
-}
-
 /// For each buffer of the slot `get` returns, the dot that reads it (as
 /// its A or B operand, directly or through `trans`).
-fn slot_readers(func: &Function, body: Block, get: Op, d1: Op, d2: Op) -> Result<Vec<Op>, String> {
+fn slot_readers(
+    func: &Function,
+    g: &LoopGraph,
+    get: Op,
+    d1: Op,
+    d2: Op,
+) -> Result<Vec<Op>, String> {
     let mut readers = Vec::new();
     for &tile in &func.ops[get].results {
         let mut reader: Option<Op> = None;
-        let mut work = vec![tile];
-        while let Some(v) = work.pop() {
-            for u in users_in(func, body, v) {
+        let mut work = vec![(get, tile)];
+        while let Some((def, v)) = work.pop() {
+            for (u, pos) in g.users(func, def, v) {
                 let data = &func.ops[u];
-                match data.kind {
-                    OpKind::Trans { .. } => work.push(data.results[0]),
-                    OpKind::Dot { .. }
-                        if (u == d1 || u == d2) && data.operands[..2].contains(&v) =>
-                    {
+                match (&data.kind, pos) {
+                    (OpKind::Trans { .. }, Some(0)) => work.push((u, data.results[0])),
+                    (OpKind::Dot { .. }, Some(0 | 1)) if u == d1 || u == d2 => {
                         if reader.is_some_and(|r| r != u) {
                             return Err("a slot tile is read by both dots".into());
                         }
@@ -394,67 +358,26 @@ fn split_ring(func: &mut Function, ring: Value, firsts: &[usize]) {
 
 /// The stages of loop `l` (module docs), or why it has none.
 fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
-    let body = func.ops[l].regions[0];
+    let g = LoopGraph::of_loop(func, l);
+    let body = g.body;
     let ops = func.blocks[body].ops.clone();
     let yield_op = *ops.last().ok_or("internal: empty loop body")?;
-    let args = func.blocks[body].args.clone();
     let yielded = func.ops[yield_op].operands.clone();
-    let d2_result = func.ops[d2].results[0];
-    if users_in(func, body, d2_result)
-        .iter()
-        .any(|&u| u != yield_op)
-    {
+    if g.users_of(d2).iter().any(|&u| u != yield_op) {
         return Err("the second dot's result is used in the iteration, not only carried".into());
     }
-    if !yielded.contains(&d2_result) {
+    if !yielded.contains(&func.ops[d2].results[0]) {
         return Err("the second dot's result is not carried to the next iteration".into());
     }
 
-    // Stage 2: D2 and everything depending on it or on what it yields, to
-    // a fixed point over the carried values.
-    let mut stage2: HashSet<Op> = HashSet::from([d2]);
-    let mut stage2_arg = vec![false; args.len() - 1];
-    loop {
-        let mut seeds: Vec<Value> = stage2
-            .iter()
-            .flat_map(|&o| func.ops[o].results.clone())
-            .collect();
-        for (i, &y) in yielded.iter().enumerate() {
-            let from_stage2 = func
-                .def_op(y)
-                .and_then(|o| top_level(func, body, o))
-                .is_some_and(|o| stage2.contains(&o));
-            if from_stage2 {
-                stage2_arg[i] = true;
-            }
-            if stage2_arg[i] {
-                seeds.push(args[i + 1]);
-            }
-        }
-        let grown = forward_closure(func, body, &seeds);
-        let before = stage2.len();
-        stage2.extend(grown);
-        let args_before = stage2_arg.iter().filter(|&&b| b).count();
-        let args_now = yielded
-            .iter()
-            .enumerate()
-            .filter(|&(i, &y)| {
-                stage2_arg[i]
-                    || func
-                        .def_op(y)
-                        .and_then(|o| top_level(func, body, o))
-                        .is_some_and(|o| stage2.contains(&o))
-            })
-            .count();
-        if stage2.len() == before && args_now == args_before {
-            break;
-        }
-    }
+    // Stage 2: D2 and everything depending on it, in the iteration or
+    // through the values the loop carries.
+    let mut stage2 = g.dependents(&[d2], true);
+    stage2.insert(d2);
+    stage2.remove(&yield_op);
     if stage2.contains(&d1) {
         return Err(
-            "the first dot depends on the second dot's chain of the previous \
-                    iteration"
-                .into(),
+            "the first dot depends on the second dot's chain of the previous iteration".into(),
         );
     }
     // Cheap ops used only by stage 2 join it: their operands cross instead
@@ -462,9 +385,6 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
     loop {
         let mut grew = false;
         for &o in ops.iter().rev() {
-            if stage2.contains(&o) || o == yield_op {
-                continue;
-            }
             let cheap = matches!(
                 func.ops[o].kind,
                 OpKind::Constant(_)
@@ -474,12 +394,12 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
                     | OpKind::Trans { .. }
                     | OpKind::ArefGet
             );
-            let results = &func.ops[o].results;
-            let users: Vec<Op> = results
-                .iter()
-                .flat_map(|&r| users_in(func, body, r))
-                .collect();
-            if cheap && !users.is_empty() && users.iter().all(|u| stage2.contains(u)) {
+            let users = g.users_of(o);
+            if cheap
+                && !stage2.contains(&o)
+                && !users.is_empty()
+                && users.iter().all(|u| stage2.contains(u))
+            {
                 stage2.insert(o);
                 grew = true;
             }
@@ -489,14 +409,14 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
         }
     }
     // A slot is released in the stage that got it.
-    let gets_in_stage2: HashSet<Value> = stage2
+    let rings_of_stage2: HashSet<Value> = stage2
         .iter()
         .filter(|&&o| matches!(func.ops[o].kind, OpKind::ArefGet))
         .map(|&o| func.ops[o].operands[0])
         .collect();
     for &o in &ops {
         if let OpKind::ArefConsumed = func.ops[o].kind {
-            if gets_in_stage2.contains(&func.ops[o].operands[0]) {
+            if rings_of_stage2.contains(&func.ops[o].operands[0]) {
                 stage2.insert(o);
             } else {
                 stage2.remove(&o);
@@ -509,44 +429,38 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
         .copied()
         .filter(|o| !stage2.contains(o) && *o != yield_op)
         .collect();
-    if stage2_ops
+    if let Some(&o) = stage2_ops
         .iter()
-        .any(|&o| matches!(func.ops[o].kind, OpKind::ArefPut))
+        .find(|&&o| matches!(func.ops[o].kind, OpKind::ArefPut))
     {
-        return Err("the second dot's chain puts into an aref".into());
+        return Err(format!(
+            "`{}` depends on the second dot",
+            tawa_ir::printer::op_name(&func.ops[o].kind)
+        ));
     }
-    // Nothing of stage 1 may read stage 2 (the closure makes it so, but
-    // the releases moved).
-    let stage2_values: HashSet<Value> = stage2_ops
-        .iter()
-        .flat_map(|&o| func.ops[o].results.clone())
-        .chain(
-            args[1..]
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| stage2_arg[i])
-                .map(|(_, &a)| a),
-        )
-        .collect();
-    for &o in &stage1_ops {
-        if uses_of(func, o).iter().any(|v| stage2_values.contains(v)) {
-            return Err(format!(
-                "`{}` of the first stage uses a value of the second dot's chain",
-                tawa_ir::printer::op_name(&func.ops[o].kind)
-            ));
-        }
-    }
-
-    // Values stage 2 takes from stage 1.
+    // Nothing of stage 1 depends on stage 2 (the closure makes it so; the
+    // releases moved).
     let stage1_set: HashSet<Op> = stage1_ops.iter().copied().collect();
+    let late = g.dependents(&stage2_ops, true);
+    if let Some(&o) = stage1_ops.iter().find(|o| late.contains(o)) {
+        return Err(format!(
+            "`{}` of the first stage depends on the second dot's chain",
+            tawa_ir::printer::op_name(&func.ops[o].kind)
+        ));
+    }
+    let stage2_arg: Vec<bool> = yielded
+        .iter()
+        .map(|&y| func.def_op(y).is_some_and(|o| stage2.contains(&o)))
+        .collect();
+
+    // Values stage 2 takes from stage 1: results, the induction variable
+    // and the arguments stage 1 carries.
     let mut crossing = Vec::new();
     for &o in &stage2_ops {
         for v in uses_of(func, o) {
             let from_stage1 = match func.values[v].def {
                 ValueDef::Arg(b, i) => b == body && (i == 0 || !stage2_arg[i as usize - 1]),
-                ValueDef::Result(def, _) => {
-                    top_level(func, body, def).is_some_and(|t| stage1_set.contains(&t))
-                }
+                ValueDef::Result(def, _) => stage1_set.contains(&def),
             };
             if from_stage1 && !crossing.contains(&v) {
                 crossing.push(v);
@@ -554,18 +468,13 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
         }
     }
 
-    // D1 and what it depends on in stage 1.
-    let mut prefix: HashSet<Op> = HashSet::from([d1]);
-    let mut work = vec![d1];
-    while let Some(o) = work.pop() {
-        for v in uses_of(func, o) {
-            if let Some(def) = func.def_op(v).and_then(|d| top_level(func, body, d)) {
-                if stage1_set.contains(&def) && prefix.insert(def) {
-                    work.push(def);
-                }
-            }
-        }
-    }
+    // D1 and what it depends on: issued first.
+    let mut prefix: HashSet<Op> = g
+        .dependences(&[d1])
+        .into_iter()
+        .filter(|o| stage1_set.contains(o))
+        .collect();
+    prefix.insert(d1);
     Ok(Plan {
         the_loop: l,
         body,

@@ -10,10 +10,10 @@
 //! defines (the induction variable, an argument yielded unchanged) have no
 //! edge for it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
+use petgraph::visit::{Dfs, EdgeFiltered, EdgeRef, IntoNeighbors, Reversed, Visitable};
 use petgraph::Direction;
 use tawa_ir::function::{Block, Op, Value, ValueDef};
 use tawa_ir::{Function, OpKind};
@@ -111,6 +111,59 @@ impl LoopGraph {
                 out.push((user, direct));
             }
         }
+        out
+    }
+
+    /// Top-level ops that depend on any of `from`, transitively: through
+    /// values of the same iteration, and with `carried` also through the
+    /// loop's carried values (the next iteration's uses). `from` itself is
+    /// included only where it depends on itself.
+    pub fn dependents(&self, from: &[Op], carried: bool) -> HashSet<Op> {
+        let edges = EdgeFiltered::from_fn(&self.graph, |e| carried || e.weight().distance == 0);
+        self.reach(&edges, from)
+    }
+
+    /// Top-level ops that `of` depends on in the same iteration,
+    /// transitively.
+    pub fn dependences(&self, of: &[Op]) -> HashSet<Op> {
+        let edges = EdgeFiltered::from_fn(&self.graph, |e| e.weight().distance == 0);
+        self.reach(&Reversed(&edges), of)
+    }
+
+    fn reach<G>(&self, graph: G, from: &[Op]) -> HashSet<Op>
+    where
+        G: IntoNeighbors<NodeId = NodeIndex> + Visitable,
+    {
+        let mut out = HashSet::new();
+        for op in from {
+            let Some(&start) = self.node_of.get(op) else {
+                continue;
+            };
+            // Start from the successors so that `from` counts only when it
+            // is reached again.
+            for next in graph.neighbors(start) {
+                let mut dfs = Dfs::new(graph, next);
+                while let Some(n) = dfs.next(graph) {
+                    out.insert(self.graph[n]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The top-level ops using a result of `op` in the same iteration.
+    pub fn users_of(&self, op: Op) -> Vec<Op> {
+        let Some(&n) = self.node_of.get(&op) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Op> = self
+            .graph
+            .edges_directed(n, Direction::Outgoing)
+            .filter(|e| e.weight().distance == 0)
+            .map(|e| self.graph[e.target()])
+            .collect();
+        out.sort();
+        out.dedup();
         out
     }
 
