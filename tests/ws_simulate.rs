@@ -420,7 +420,7 @@ fn fused_attention() {
 /// the test needs `$TAWA_UPSTREAM_DIR`.
 #[test]
 #[ignore = "needs the upstream Triton tutorials: TAWA_UPSTREAM_DIR=DIR cargo test --test ws_simulate -- --ignored"]
-fn upstream_fused_attention() {
+fn upstream_tutorials_fused_attention_on_the_simulator() {
     let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
         panic!("set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials");
     };
