@@ -368,6 +368,7 @@ fn fused_attention() {
             "causal_d64",
             "noncausal_d128",
             "causal_d128",
+            "noncausal_bnhd_d64",
         ],
     );
 }
