@@ -348,6 +348,13 @@ fn split_k_matmul() {
     check_example("split_k_matmul", &["ragged_split_3", "split_4_8_warps"]);
 }
 
+/// The epilogue splits the accumulator in halves (reshape, permute,
+/// split) after the loop: the consumer's, like any epilogue.
+#[test]
+fn matmul_subtiled_epilogue() {
+    check_example("matmul_subtiled_epilogue", &["ragged_100x90"]);
+}
+
 #[test]
 fn matmul_tma_host() {
     check_example("matmul_tma_host", &["ragged_100"]);
