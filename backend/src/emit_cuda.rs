@@ -1192,15 +1192,14 @@ impl<'f> Emitter<'f> {
             // The transposed tile of a load that wrote it, transposed, into
             // its operand buffer: the dots read the buffer, no registers.
             OpKind::Trans { .. } if self.operand_buffers.contains_key(&data.results[0]) => Ok(()),
-            OpKind::Scan { .. } | OpKind::Reshape | OpKind::Join | OpKind::Split => {
-                Err(unsupported(
-                    data.loc,
-                    format!(
-                        "`{}` is not supported by the CUDA backend yet",
-                        tawa_ir::printer::op_name(&data.kind)
-                    ),
-                ))
-            }
+            OpKind::Reshape | OpKind::Join | OpKind::Split => self.regroup(op),
+            OpKind::Scan { .. } => Err(unsupported(
+                data.loc,
+                format!(
+                    "`{}` is not supported by the CUDA backend yet",
+                    tawa_ir::printer::op_name(&data.kind)
+                ),
+            )),
             OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {
                 self.bundle_op(op)
             }
@@ -2280,6 +2279,72 @@ impl<'f> Emitter<'f> {
     /// copied register for register. An MMA layout has no permuted form:
     /// the transpose is then taken in the default blocked layout and
     /// converted.
+    /// `reshape`, `join` and `split`, through shared memory. A reshape
+    /// keeps every element's row-major position, and `join` / `split` are
+    /// a reshape that adds / removes an innermost dimension of 2 (element
+    /// `k` of it at position `2 * i + k`): the operands are written at
+    /// their positions in their own layouts, and the results read at
+    /// theirs in the layouts `layout_assign` gave them.
+    fn regroup(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        // (value, positions per element, offset): element i of the value
+        // sits at `i * per + offset`.
+        let (writes, reads): (Vec<(Value, u32, u32)>, Vec<(Value, u32, u32)>) = match data.kind {
+            OpKind::Reshape => (
+                vec![(data.operands[0], 1, 0)],
+                vec![(data.results[0], 1, 0)],
+            ),
+            OpKind::Join => (
+                vec![(data.operands[0], 2, 0), (data.operands[1], 2, 1)],
+                vec![(data.results[0], 1, 0)],
+            ),
+            OpKind::Split => (
+                vec![(data.operands[0], 1, 0)],
+                vec![(data.results[0], 2, 0), (data.results[1], 2, 1)],
+            ),
+            _ => unreachable!(),
+        };
+        let home = |v: Value| {
+            self.layouts
+                .home(v)
+                .cloned()
+                .ok_or_else(|| unsupported(data.loc, "internal: regrouped tile without a layout"))
+        };
+        let c = elem_cty(self.elem(data.results[0]));
+        let numel: u32 =
+            self.ty(data.results[0]).shape().iter().product::<u32>() * reads.len() as u32;
+        self.smem(numel * access_bytes_c(self.elem(data.results[0])) as u32);
+        self.line(format!(
+            "// {} through shared memory",
+            tawa_ir::printer::op_name(&data.kind)
+        ));
+        self.barrier();
+        for (v, per, off) in writes {
+            let layout = home(v)?;
+            let shape = self.ty(v).shape().to_vec();
+            let src = self.tile(v, &layout)?;
+            let regs = layout.regs_per_thread(&shape);
+            let lin = linear_c(&layout, &shape, "r");
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) (({c}*)tw_smem)[({lin}) * {per} + {off}] = {src}[r];"
+            ));
+        }
+        self.barrier();
+        for (r, per, off) in reads {
+            let layout = home(r)?;
+            let shape = self.ty(r).shape().to_vec();
+            let name = self.name_for(r);
+            let regs = layout.regs_per_thread(&shape);
+            let lin = linear_c(&layout, &shape, "r");
+            self.line(format!(
+                "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = (({c}*)tw_smem)[({lin}) * {per} + {off}];"
+            ));
+            self.vals.insert(r, CVal::Tile(name));
+        }
+        Ok(())
+    }
+
     fn trans(&mut self, op: Op, perm: &[u32], layout: &Layout, name: &str) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];
@@ -2687,6 +2752,57 @@ impl<'f> Emitter<'f> {
             wm / 4
         ));
         self.line(format!("#pragma unroll\nfor (int r = 0; r < {regs}; ++r) asm volatile(\"\" : \"+f\"({name}[r]) :: \"memory\");"));
+        let ksteps = k / kstep;
+        // The A fragment of rows block `rm`, K columns [kstep*ks, +kstep):
+        // registers `pa_`, `+2`, `+4`, `+6` (each with the next) of the
+        // accumulator layout `a` is in (module docs:
+        // a_fragments_in_registers).
+        let fragment_start = |e: &Self, a: Value, rm: &str| {
+            let Some(Layout::Mma(pa)) = e.layouts.home(a) else {
+                unreachable!("checked by a_fragments_in_registers")
+            };
+            let pa_reps = pa.reps(e.ty(a).shape());
+            let pn = pa.instr_n;
+            format!(
+                "const int pa_ = ({rm} * {} + (ks * {kstep}) / {pn}) * {} + ((ks * {kstep}) % {pn}) / 8 * 4;",
+                pa_reps[1],
+                pn / 2
+            )
+        };
+        let pack = |i: u32| {
+            format!(
+                "((unsigned){a_base}[pa_ + {}] | ((unsigned){a_base}[pa_ + {}] << 16))",
+                2 * i,
+                2 * i + 1
+            )
+        };
+        let prepacked = is_async && a_in_registers.is_some();
+        if let (true, Some(a)) = (prepacked, a_in_registers) {
+            // An async dot's fragments are all packed before the
+            // `wgmma.fence` (and pinned there), as CUTLASS fences its
+            // register operands: a register written between the fence and
+            // its wgmma makes ptxas inject a warpgroup arrive of its own,
+            // on which it serializes the wgmmas of a loop that keeps groups
+            // in flight (its C7520). Synchronous dots pack each fragment
+            // where it is read, which holds fewer registers at once.
+            let frags = reps[0] * ksteps * 4;
+            self.line(format!("unsigned afr_[{frags}];"));
+            self.line(format!(
+                "#pragma unroll\nfor (int rm_ = 0; rm_ < {}; ++rm_) {{\n#pragma unroll\nfor (int ks = 0; ks < {ksteps}; ++ks) {{",
+                reps[0]
+            ));
+            self.indent += 1;
+            self.line(fragment_start(self, a, "rm_"));
+            for i in 0..4 {
+                self.line(format!(
+                    "afr_[(rm_ * {ksteps} + ks) * 4 + {i}] = {};",
+                    pack(i)
+                ));
+            }
+            self.indent -= 1;
+            self.line("}\n}");
+            self.line(format!("#pragma unroll\nfor (int r = 0; r < {frags}; ++r) asm volatile(\"\" : \"+r\"(afr_[r]) :: \"memory\");"));
+        }
         self.line("asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");");
         let dlist: Vec<String> = (0..per).map(|i| format!("%{i}")).collect();
         if !can_transpose && (a_smem.mn_major || b_smem.mn_major) {
@@ -2707,8 +2823,7 @@ impl<'f> Emitter<'f> {
             for rn in 0..reps[1] {
                 let d0 = (rm * reps[1] + rn) * per;
                 self.line(format!(
-                    "#pragma unroll\nfor (int ks = 0; ks < {}; ++ks) {{",
-                    k / kstep
+                    "#pragma unroll\nfor (int ks = 0; ks < {ksteps}; ++ks) {{"
                 ));
                 self.indent += 1;
                 self.line(format!("const unsigned kb = ks * {};", kstep * eb));
@@ -2726,29 +2841,22 @@ impl<'f> Emitter<'f> {
                     .map(|i| format!("\"+f\"({name}[{}])", d0 + i))
                     .collect();
                 if let Some(a) = a_in_registers {
-                    // The A fragment of rows block `rm`, K columns
-                    // [kstep*ks, +kstep): two n8 blocks of the accumulator
-                    // layout `a` is in (module docs: a_fragments_in_registers).
-                    let Some(Layout::Mma(pa)) = self.layouts.home(a) else {
-                        unreachable!("checked by a_fragments_in_registers")
+                    let f = |i: u32| {
+                        if prepacked {
+                            format!("afr_[({rm} * {ksteps} + ks) * 4 + {i}]")
+                        } else {
+                            pack(i)
+                        }
                     };
-                    let pa_reps = pa.reps(self.ty(a).shape());
-                    let pn = pa.instr_n;
-                    let pack = |x: &str| {
-                        format!("((unsigned){a_base}[{x}] | ((unsigned){a_base}[{x} + 1] << 16))")
-                    };
-                    self.line(format!(
-                        "const int pa_ = ({rm} * {} + (ks * {kstep}) / {pn}) * {} + ((ks * {kstep}) % {pn}) / 8 * 4;",
-                        pa_reps[1],
-                        pn / 2
-                    ));
-                    let fr: Vec<String> = ["pa_", "pa_ + 2", "pa_ + 4", "pa_ + 6"]
-                        .iter()
-                        .map(|x| pack(x))
-                        .collect();
+                    if !prepacked {
+                        self.line(fragment_start(self, a, &rm.to_string()));
+                    }
                     self.line(format!(
                         "const unsigned a0_ = {}, a1_ = {}, a2_ = {}, a3_ = {};",
-                        fr[0], fr[1], fr[2], fr[3]
+                        f(0),
+                        f(1),
+                        f(2),
+                        f(3)
                     ));
                     self.line(db);
                     let imm_b = format!("p, 1, 1, {}", b_smem.mn_major as u32);

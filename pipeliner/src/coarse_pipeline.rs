@@ -34,7 +34,8 @@
 //! iteration: get K(j+1); S(j+1) = D1 async; O *= alpha(j); get V(j);
 //!            O = D2(P(j), V(j), O) async; wait 1; release K(j+1);
 //!            softmax(j+1); wait 0; release V(j)
-//! epilogue:  O *= alpha(n-1); get V(n-1); O = D2; release V(n-1)
+//! epilogue:  O *= alpha(n-1); get V(n-1); O = D2 async; wait 0;
+//!            release V(n-1)
 //! ```
 //!
 //! The two `dot`s' tiles must travel in different arefs: the iteration
@@ -707,7 +708,27 @@ fn apply(func: &mut Function, plan: &Plan) {
     for (k, &v) in plan.crossing.iter().enumerate() {
         map3.insert(v, loop_results[n_args + k]);
     }
-    for &o in &plan.stage2 {
+    // D2 async and waited at once, as in the loop: the backend then packs
+    // its register operands the same way (before the wgmma fence), so that
+    // ptxas need not fence them itself inside the guard, which would
+    // serialize every wgmma of the kernel.
+    for &o in plan.stage2.iter().filter(|&&o| !is_release(o)) {
+        let c = func.clone_op(o, then, &mut map3);
+        if o == plan.d2 {
+            set_async(func, c);
+        }
+    }
+    let end = func.blocks[then].ops.len();
+    let wait = dot_wait(
+        func,
+        then,
+        end,
+        &[get(&map3, o_val)],
+        0,
+        func.ops[plan.d2].loc,
+    );
+    map3.insert(o_val, func.ops[wait].results[0]);
+    for &o in plan.stage2.iter().filter(|&&o| is_release(o)) {
         func.clone_op(o, then, &mut map3);
     }
     let then_yield: Vec<Value> = stage2_args
