@@ -589,13 +589,16 @@ fn apply(func: &mut Function, plan: &Plan) {
     );
     let second = func.ops[second].results[0];
     at += 1;
-    let mut loop_inits = Vec::new();
-    for i in 0..n_args {
-        loop_inits.push(match stage1_args.iter().position(|&s| s == i) {
-            Some(k) => pro[k],
-            None => inits[i],
-        });
-    }
+    let mut loop_inits: Vec<Value> = inits
+        .iter()
+        .enumerate()
+        .map(
+            |(i, &init)| match stage1_args.iter().position(|&s| s == i) {
+                Some(k) => pro[k],
+                None => init,
+            },
+        )
+        .collect();
     loop_inits.extend_from_slice(pro_crossing);
     let mut arg_types = vec![iv_ty.clone()];
     arg_types.extend(loop_inits.iter().map(|&v| func.ty(v).clone()));

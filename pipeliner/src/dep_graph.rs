@@ -127,7 +127,7 @@ impl LoopGraph {
     /// transitively.
     pub fn dependences(&self, of: &[Op]) -> HashSet<Op> {
         let edges = EdgeFiltered::from_fn(&self.graph, |e| e.weight().distance == 0);
-        self.reach(&Reversed(&edges), of)
+        self.reach(Reversed(&edges), of)
     }
 
     fn reach<G>(&self, graph: G, from: &[Op]) -> HashSet<Op>
