@@ -96,6 +96,20 @@ fn r_paren(e: &HostExpr, param: &dyn Fn(usize) -> String) -> String {
     }
 }
 
+/// Whether tensor descriptor `desc` is made by `make_tensor_desc` from
+/// values the host computes at launch: the descriptors the host can encode
+/// a `CUtensorMap` for (TMA loads and stores).
+pub fn host_descriptor(func: &Function, desc: Value) -> bool {
+    let Some(make) = func.def_op(desc) else {
+        return false;
+    };
+    matches!(func.ops[make].kind, OpKind::MakeTensorDesc)
+        && func.ops[make]
+            .operands
+            .iter()
+            .all(|&v| host_expr(func, v).is_some())
+}
+
 /// `v` as a host expression: a parameter (of any type), or an integer
 /// scalar computed from parameters, constants and `num_programs` by `+`,
 /// `-`, `*`, `/`, `max` and widening integer casts; `None` otherwise.

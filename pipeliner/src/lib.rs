@@ -63,6 +63,12 @@ pub struct PipelineOptions {
     /// epilogue, one prologue per SM), and level at K = 8192
     /// (`bench/RESULTS.md`).
     pub persistent: bool,
+    /// Write tile stores that a TMA store can express back with TMA
+    /// (`tawa_partitioner::tma_store` rewrites them into `desc_store`s,
+    /// the backend stages them in shared memory and issues
+    /// `cp.async.bulk.tensor` stores). On by default; `--no-tma-store`
+    /// keeps every store element-wise (`st.global`), for ablations.
+    pub tma_store: bool,
 }
 
 impl Default for PipelineOptions {
@@ -72,6 +78,7 @@ impl Default for PipelineOptions {
             aref_depth: None,
             mma_depth: 0,
             persistent: true,
+            tma_store: true,
         }
     }
 }

@@ -1,0 +1,261 @@
+//! The TMA-store part of `emit_cuda`: a `desc_store` of a descriptor the
+//! host builds (`tma_store` rewrote the tile stores it could, a kernel's
+//! own `desc.store` is one already) is written back by the copy engine.
+//!
+//! - **Staging.** The stored tile goes from registers to a dedicated
+//!   shared-memory buffer (after the aref rings, before the scratch area,
+//!   1024-byte aligned) laid out as the tensor map's boxes: boxes of `w`
+//!   bytes of a row (`w` = 128, or the whole row when narrower) side by
+//!   side, each box's rows `w` bytes apart with the `w`-byte swizzle
+//!   (`tw_swz`, the layout TMA loads write). No padding: the swizzle is
+//!   what keeps the accumulator layout's writes off each other's banks.
+//!   A tile larger than the staged store's budget (`STAGING_BYTES`, the
+//!   rest of shared memory goes to the rings) goes in bands of rows, one TMA
+//!   store per box of the band.
+//! - **Order.** Per band: the issuing thread (thread 0 of the partition,
+//!   or of the CTA in a plain kernel) waits until its earlier stores have
+//!   read the buffer (`cp.async.bulk.wait_group.read 0`), a barrier, every
+//!   thread writes its registers and makes the writes visible to the async
+//!   proxy (`fence.proxy.async.shared::cta`), a barrier, then the issuing
+//!   thread issues the band's boxes (`cp.async.bulk.tensor.2d.global.
+//!   shared::cta.bulk_group`) and commits them as one bulk group. Nothing
+//!   waits for the last band's writes to global memory: in a persistent
+//!   kernel they drain while the next tile's mainloop runs; only the next
+//!   store waits, and only for the reads of the buffer. The partition (or
+//!   kernel) ends with a full `cp.async.bulk.wait_group 0` so that no
+//!   store outlives its CTA's shared memory.
+//! - **Bounds.** The tensor map's extents are the descriptor's shape: TMA
+//!   drops the elements of a box outside them, which is what the masked
+//!   store (or the descriptor's `store`) dropped.
+//!
+//! A `desc_store` the backend cannot write this way (another partition
+//! than the last, a descriptor of another rank, a shape [`store_shape`]
+//! refuses, `--no-tma-store`) stays the element-wise store of
+//! `Emitter::desc_store`.
+
+use tawa_ir::{Function, Op, OpKind, ScalarType, Type};
+
+use super::{unsupported, Emitter, Res, STAGING_BYTES};
+
+/// Most rows of a TMA box.
+const MAX_BOX_ROWS: u32 = 256;
+
+/// How a 2-D tile is written back by TMA stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TmaStoreShape {
+    /// Rows staged and stored at once (the boxes' rows); divides the
+    /// tile's rows.
+    pub band_rows: u32,
+    /// Elements of a row per box, `swizzle_bytes` bytes.
+    pub box_cols: u32,
+    /// Boxes side by side in a band.
+    pub boxes: u32,
+    /// Bytes of a box row, the span of its swizzle (16: none).
+    pub box_bytes: u32,
+    /// Shared memory a band takes.
+    pub staging_bytes: u32,
+}
+
+/// How a tile of `shape` of `elem` is stored by TMA, or why it cannot
+/// be: rows of 16, 32, 64 or a multiple of 128 bytes (one swizzle span
+/// per box), and bands of a multiple of 8 rows (whole swizzle atoms) of
+/// at most `STAGING_BYTES` and 256 rows.
+pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, String> {
+    let &[rows, cols] = shape else {
+        return Err(format!(
+            "a TMA store writes 2-D tiles; this one has {} dimensions",
+            shape.len()
+        ));
+    };
+    let eb = elem.byte_size();
+    let row_bytes = cols * eb;
+    let box_bytes = match row_bytes {
+        16 | 32 | 64 => row_bytes,
+        b if b % 128 == 0 => 128,
+        b => {
+            return Err(format!(
+                "a tile row is {b} bytes; TMA stores rows of 16, 32, 64 or a multiple of 128 bytes"
+            ))
+        }
+    };
+    let mut band = rows;
+    while band > MAX_BOX_ROWS || band * row_bytes > STAGING_BYTES {
+        if band % 2 != 0 {
+            break;
+        }
+        band /= 2;
+    }
+    if band % 8 != 0 || band > MAX_BOX_ROWS || band * row_bytes > STAGING_BYTES {
+        return Err(format!(
+            "the tile's {rows} rows of {row_bytes} bytes do not split into bands of a multiple \
+             of 8 rows within {STAGING_BYTES} bytes of staging"
+        ));
+    }
+    Ok(TmaStoreShape {
+        band_rows: band,
+        box_cols: box_bytes / eb,
+        boxes: row_bytes / box_bytes,
+        box_bytes,
+        staging_bytes: band * row_bytes,
+    })
+}
+
+impl TmaStoreShape {
+    /// For `--explain`: `boxes [64, 64] x4 per band of 64 rows, swizzle 128B`.
+    pub fn describe(&self, rows: u32) -> String {
+        let swizzle = if self.box_bytes >= 32 {
+            format!("swizzle {}B", self.box_bytes)
+        } else {
+            "no swizzle".to_string()
+        };
+        let per = if self.band_rows == rows {
+            "for the tile".to_string()
+        } else {
+            format!(
+                "per band of {} rows ({} bands)",
+                self.band_rows,
+                rows / self.band_rows
+            )
+        };
+        format!(
+            "boxes [{}, {}] x{} {per}, {swizzle}, staged in {} bytes of shared memory",
+            self.band_rows, self.box_cols, self.boxes, self.staging_bytes
+        )
+    }
+}
+
+/// The `desc_store` ops of `func` the backend writes back with TMA when
+/// TMA stores are on, with their shapes: stores of a 2-D tile through a
+/// rank-2 descriptor the host builds.
+pub(super) fn tma_stores(func: &Function) -> Vec<(Op, TmaStoreShape)> {
+    let mut out = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if !matches!(data.kind, OpKind::DescStore) {
+            return;
+        }
+        let desc = data.operands[0];
+        let Type::TensorDesc { block, .. } = func.ty(desc) else {
+            return;
+        };
+        let val = data.operands[1];
+        let Some(elem) = func.ty(val).scalar_type() else {
+            return;
+        };
+        if block.len() != 2 || !tawa_ir::host_expr::host_descriptor(func, desc) {
+            return;
+        }
+        if let Ok(shape) = store_shape(func.ty(val).shape(), elem) {
+            out.push((op, shape));
+        }
+    });
+    out
+}
+
+impl Emitter<'_> {
+    /// Whether `desc_store` `op` is written back with TMA here: it has a
+    /// staging buffer and the code being emitted is a plain kernel or the
+    /// partition that owns shared memory beyond its rings.
+    pub(super) fn tma_store_here(&self, op: Op) -> Option<TmaStoreShape> {
+        let (_, shape) = self.tma_store_ops.iter().find(|(o, _)| *o == op)?;
+        self.tma_store_staging?;
+        self.partition
+            .is_none_or(|p| p.owns_scratch)
+            .then_some(*shape)
+    }
+
+    /// `desc_store` `op` as TMA stores (module docs).
+    pub(super) fn tma_store(&mut self, op: Op, shape: TmaStoreShape) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let (desc, val) = (data.operands[0], data.operands[1]);
+        let staging = self.tma_store_staging.ok_or_else(|| {
+            unsupported(data.loc, "internal: a TMA store without a staging buffer")
+        })?;
+        let tile = self.ty(val).shape().to_vec();
+        let (rows, band) = (tile[0], shape.band_rows);
+        let eb = self.scalar_of(val).byte_size();
+        let tmap = self.tensor_map(desc, shape.box_bytes, Some(band), data.loc)?;
+        let row0 = self.scalar(data.operands[2])?;
+        let col0 = self.scalar(data.operands[3])?;
+        let layout = self.store_layout(val);
+        let src = self.tile(val, &layout)?;
+        let regs = layout.regs_per_thread(&tile);
+        let vf = super::vector_run(&layout, &tile, eb);
+        let c = super::elem_cty(self.elem(val));
+        let wt = match vf * eb {
+            1 => "unsigned char",
+            b => super::vec_type(b),
+        };
+        let row = Self::coord_c(&layout, &tile, 0, "r");
+        let col = Self::coord_c(&layout, &tile, 1, "r");
+        let w = shape.box_bytes;
+        self.line(format!(
+            "// TMA store: {} (staging at byte {staging})",
+            shape.describe(rows)
+        ));
+        let banded = band < rows;
+        if banded {
+            self.line(format!(
+                "#pragma unroll 1\nfor (int band = 0; band < {rows}; band += {band}) {{"
+            ));
+            self.indent += 1;
+        } else {
+            self.line("{\nconst int band = 0;");
+            self.indent += 1;
+        }
+        // The buffer is free once the issuing thread's earlier stores
+        // have read it.
+        self.line(
+            "if (tid == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");",
+        );
+        self.barrier();
+        let in_band = if banded {
+            format!("if ((unsigned)(({row}) - band) < {band}u) ")
+        } else {
+            String::new()
+        };
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {regs}; r += {vf}) {{\n  union {{ {wt} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  {in_band}*({wt}*)(tw_smem_raw + {staging} + tw_swz(({row}) - band, ({col}) * {eb}, {band}, {w})) = t.u;\n}}"
+        ));
+        self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
+        self.barrier();
+        self.line("if (tid == 0) {");
+        self.indent += 1;
+        for b in 0..shape.boxes {
+            self.line(format!(
+                "tw_tma_store_2d(&{tmap}, tw_smem_u32 + {}, (int)({col0}) + {}, (int)({row0}) + band);",
+                staging + b * band * w,
+                b * shape.box_cols
+            ));
+        }
+        self.line("asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");");
+        self.indent -= 1;
+        self.line("}");
+        // Thread 0 branched off; `.aligned` instructions may follow.
+        self.line("__syncwarp();");
+        self.indent -= 1;
+        self.line("}");
+        self.tma_stores_issued = true;
+        Ok(())
+    }
+
+    /// At the end of a partition or kernel that issued TMA stores: the
+    /// issuing thread waits until they are done.
+    pub(super) fn drain_tma_stores(&mut self) {
+        if std::mem::take(&mut self.tma_stores_issued) {
+            self.line(
+                "if (tid == 0) asm volatile(\"cp.async.bulk.wait_group 0;\" ::: \"memory\");",
+            );
+        }
+    }
+}
+
+/// The TMA store helper (a kernel with TMA stores gets it, and the
+/// tensor-map type when no aref ring brought it).
+pub(super) const TMA_STORE_PRELUDE: &str = r#"
+static __device__ __forceinline__ void tw_tma_store_2d(const tw_tmap* map, unsigned src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+               :: "l"((unsigned long long)map), "r"(src), "r"(c0), "r"(c1) : "memory");
+}
+"#;
