@@ -644,13 +644,15 @@ fn split_or_why(
     Ok(Ok((ws, store_notes)))
 }
 
-/// `--explain` lines for `tma_store`'s decisions, with the boxes the
-/// backend stores a TMA store's tile in.
+/// `--explain` lines for `tma_store`'s decisions on `func` (the kernel
+/// it rewrote), with the backend's: whether the descriptor's tensor map
+/// can be encoded and in which boxes the tile is stored.
 fn explain_stores(
     func: &Function,
     decisions: &[tawa_partitioner::tma_store::StoreDecision],
 ) -> StoreNotes {
     let names = tawa_ir::printer::value_names(func);
+    let axis = tawa_ir::axis_info::analyze(func);
     decisions
         .iter()
         .map(|d| {
@@ -659,16 +661,19 @@ fn explain_stores(
                 .cloned()
                 .unwrap_or_else(|| d.value.to_string());
             let ty = func.ty(d.value);
-            let shape = ty.shape();
-            let elem = ty.scalar_type().unwrap_or(tawa_ir::ScalarType::F32);
-            let dims: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
-            let tile = format!("{} {elem}", dims.join("x"));
-            let note = match (d.tma.clone(), tawa_backend::tma_store_shape(shape, elem)) {
-                (Ok(()), Ok(s)) => format!(
+            let dims: Vec<String> = ty.shape().iter().map(|s| s.to_string()).collect();
+            let elem = ty.scalar_type().map_or(String::new(), |e| format!(" {e}"));
+            let tile = format!("{}{elem}", dims.join("x"));
+            let backend = d
+                .tma
+                .clone()
+                .and_then(|()| tawa_backend::tma_store_decision(func, &axis, d.op));
+            let note = match backend {
+                Ok(s) => format!(
                     "epilogue: TMA store of %{name} ({tile}: {})",
-                    s.describe(shape[0])
+                    s.describe(ty.shape()[0])
                 ),
-                (Ok(()), Err(why)) | (Err(why), _) => format!(
+                Err(why) => format!(
                     "epilogue: the store of %{name} ({tile}) stays element-wise (st.global): {why}"
                 ),
             };

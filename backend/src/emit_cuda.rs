@@ -538,7 +538,7 @@ pub fn emit(
     // 128-byte swizzle, and the scratch area it (the scratch stays free
     // for other phases while a store still reads the buffer).
     if tma_store {
-        e.tma_store_ops = tma_store_lower::tma_stores(func);
+        e.tma_store_ops = tma_store_lower::tma_stores(func, axis);
         if let Some(bytes) = e.tma_store_ops.iter().map(|(_, s)| s.staging_bytes).max() {
             let at = e.operand_buffer_bytes.div_ceil(1024) * 1024;
             e.tma_store_staging = Some(at);

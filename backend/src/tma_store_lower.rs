@@ -33,7 +33,8 @@
 //! refuses, `--no-tma-store`) stays the element-wise store of
 //! `Emitter::desc_store`.
 
-use tawa_ir::{Function, Op, OpKind, ScalarType, Type};
+use tawa_ir::axis_info::AxisInfoMap;
+use tawa_ir::{Function, Op, OpKind, ScalarType, Value};
 
 use super::{unsupported, Emitter, Res, STAGING_BYTES};
 
@@ -124,29 +125,89 @@ impl TmaStoreShape {
     }
 }
 
+/// How `desc_store` `op` of `func` is written back by TMA stores, or why
+/// it is not: a 2-D tile ([`store_shape`]) through a rank-2 descriptor
+/// the host builds whose tensor map `cuTensorMapEncodeTiled` takes — base
+/// 16-byte aligned, innermost stride 1, the other 16-byte multiples, by
+/// the divisibility facts of `axis` (a descriptor `tma_store` wrote from
+/// a store has them by construction; a kernel's own `desc.store` may
+/// not).
+pub fn store_decision(
+    func: &Function,
+    axis: &AxisInfoMap,
+    op: Op,
+) -> Result<TmaStoreShape, String> {
+    let data = &func.ops[op];
+    if !matches!(data.kind, OpKind::DescStore) {
+        return Err("internal: not a desc_store".into());
+    }
+    let (desc, val) = (data.operands[0], data.operands[1]);
+    let elem = func
+        .ty(val)
+        .scalar_type()
+        .ok_or("internal: a store of no element type")?;
+    let make = func
+        .def_op(desc)
+        .filter(|_| tawa_ir::host_expr::host_descriptor(func, desc))
+        .ok_or("its descriptor is made from values the host does not have at launch")?;
+    let ops = &func.ops[make].operands;
+    let rank = (ops.len() - 1) / 2;
+    if rank != 2 {
+        return Err(format!(
+            "its descriptor has {rank} dimensions; TMA stores here write through 2-D ones"
+        ));
+    }
+    let divisibility = |v: Value| u64::from(axis.get(v).divisibility.first().copied().unwrap_or(1));
+    if divisibility(ops[0]) < 16 {
+        return Err("the base pointer is not known to be 16-byte aligned".into());
+    }
+    let inner_is_one = constant_int(func, ops[2 * rank]) == Some(1)
+        || tawa_ir::host_expr::from_host_descriptor(func, make);
+    if !inner_is_one {
+        return Err("the innermost stride is not known to be 1".into());
+    }
+    let eb = u64::from(elem.byte_size());
+    if let Some(&s) = ops[1 + rank..2 * rank]
+        .iter()
+        .find(|&&s| divisibility(s).saturating_mul(eb) % 16 != 0)
+    {
+        // A stride is often a widening cast of the argument: name that.
+        let named = match func.def_op(s).map(|d| &func.ops[d]) {
+            Some(d) if matches!(d.kind, OpKind::Cast { .. }) => d.operands[0],
+            _ => s,
+        };
+        let names = tawa_ir::printer::value_names(func);
+        let name = names
+            .get(&named)
+            .cloned()
+            .unwrap_or_else(|| named.to_string());
+        return Err(format!(
+            "the stride `%{name}` is not known to be a multiple of 16 bytes (a `:16` hint in \
+             the signature says it is)"
+        ));
+    }
+    store_shape(func.ty(val).shape(), elem)
+}
+
+/// The integer constant `v` is, through casts.
+fn constant_int(func: &Function, v: Value) -> Option<i64> {
+    let data = &func.ops[func.def_op(v)?];
+    match data.kind {
+        OpKind::Constant(tawa_ir::ConstValue::Int(c)) => Some(c),
+        OpKind::Cast { .. } => constant_int(func, data.operands[0]),
+        _ => None,
+    }
+}
+
 /// The `desc_store` ops of `func` the backend writes back with TMA when
-/// TMA stores are on, with their shapes: stores of a 2-D tile through a
-/// rank-2 descriptor the host builds.
-pub(super) fn tma_stores(func: &Function) -> Vec<(Op, TmaStoreShape)> {
+/// TMA stores are on, with their shapes ([`store_decision`]).
+pub(super) fn tma_stores(func: &Function, axis: &AxisInfoMap) -> Vec<(Op, TmaStoreShape)> {
     let mut out = Vec::new();
     func.walk(&mut |op| {
-        let data = &func.ops[op];
-        if !matches!(data.kind, OpKind::DescStore) {
-            return;
-        }
-        let desc = data.operands[0];
-        let Type::TensorDesc { block, .. } = func.ty(desc) else {
-            return;
-        };
-        let val = data.operands[1];
-        let Some(elem) = func.ty(val).scalar_type() else {
-            return;
-        };
-        if block.len() != 2 || !tawa_ir::host_expr::host_descriptor(func, desc) {
-            return;
-        }
-        if let Ok(shape) = store_shape(func.ty(val).shape(), elem) {
-            out.push((op, shape));
+        if matches!(func.ops[op].kind, OpKind::DescStore) {
+            if let Ok(shape) = store_decision(func, axis, op) {
+                out.push((op, shape));
+            }
         }
     });
     out

@@ -64,7 +64,13 @@ pub fn why_not_stored(func: &Function, r: &TmaRecipe) -> Option<String> {
         return Some("internal: a store through a descriptor is one already".into());
     }
     let tile = func.ty(func.ops[r.op].operands[1]).shape().to_vec();
-    if tile.len() != 2 || r.dims.len() != 2 {
+    if tile.len() != 2 {
+        return Some(format!(
+            "the tile has {} dimension(s); TMA stores write 2-D tiles",
+            tile.len()
+        ));
+    }
+    if r.dims.len() != 2 {
         return Some(format!(
             "the copy has {} dimensions for a tile of {}; TMA stores write 2-D tiles \
              with no batch or head offset (store each batch's tile from its own base \
@@ -164,6 +170,8 @@ pub fn host_descriptor_store(func: &Function, op: Op) -> bool {
 /// stored value, and `Ok` (a TMA store) or the reason it is not one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreDecision {
+    /// The store, or the `desc_store` it became.
+    pub op: Op,
     pub loc: Loc,
     pub value: Value,
     pub tma: Result<(), String>,
@@ -191,6 +199,7 @@ pub fn store_decisions(func: &Function, plan: &TmaPlan) -> Vec<StoreDecision> {
             _ => return,
         };
         out.push(StoreDecision {
+            op,
             loc: data.loc,
             value: data.operands[1],
             tma,
