@@ -16,7 +16,9 @@ plain kernel, loads through registers), 2, 3 and 4 (one partition whose
 TMA copies run num_stages - 1 iterations ahead); the warp-specialized kernel at aref
 depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
 4 with 1 WGMMA group in flight and at depth 4 with 2; the defaults; and
-not persistent (`--no-persistent`; the warp-specialized points are persistent, the default). `--points` picks a subset by label. Needs a GPU and the tawa-rs
+not persistent (`--no-persistent`; the warp-specialized points are persistent, the default);
+and the epilogue's stores element-wise instead of TMA stores (`--no-tma-store`; the
+other points store with TMA where the store allows it, the default). `--points` picks a subset by label. Needs a GPU and the tawa-rs
 binary; nothing else (the plot is plain SVG).
 """
 import argparse
@@ -43,6 +45,7 @@ POINTS = [
     ("ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
     ("ws, defaults", []),
     ("ws, not persistent", ["--no-persistent"]),
+    ("ws, no TMA store", ["--no-tma-store"]),
 ]
 
 
