@@ -262,8 +262,9 @@ impl Emitter<'_> {
             ));
             self.indent += 1;
         } else {
-            self.line("{\nconst int band = 0;");
+            self.line("{");
             self.indent += 1;
+            self.line("const int band = 0;");
         }
         // The buffer is free once the issuing thread's earlier stores
         // have read it.
