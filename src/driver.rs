@@ -669,10 +669,7 @@ fn explain_stores(
                 .clone()
                 .and_then(|()| tawa_backend::tma_store_decision(func, &axis, d.op));
             let note = match backend {
-                Ok(s) => format!(
-                    "epilogue: TMA store of %{name} ({tile}: {})",
-                    s.describe(ty.shape()[0])
-                ),
+                Ok(s) => format!("epilogue: TMA store of %{name} ({tile}: {})", s.describe()),
                 Err(why) => format!(
                     "epilogue: the store of %{name} ({tile}) stays element-wise (st.global): {why}"
                 ),

@@ -158,8 +158,9 @@ fn explain_says_why_a_kernel_stays_plain() {
     assert_eq!(plain("fused_attention", "noncausal_d64"), None);
 }
 
-/// The epilogue's store: a TMA store of the matmul's `c` in boxes of 64
-/// rows and 64 columns (two bands of the 128x256 tile), element-wise with
+/// The epilogue's store: a TMA store of the matmul's `c` in boxes of 128
+/// rows and 64 columns (four bands of the 128x256 tile, two buffers in
+/// turn), element-wise with
 /// `--no-tma-store`, and the reason where a store cannot be one.
 #[test]
 fn explain_says_how_the_epilogue_stores() {
@@ -175,8 +176,8 @@ fn explain_says_how_the_epilogue_stores() {
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains(
-            "matmul.py:63:5: epilogue: TMA store of %c (128x256 f16: boxes [64, 64] x4 per band \
-             of 64 rows (2 bands), swizzle 128B"
+            "matmul.py:63:5: epilogue: TMA store of %c (128x256 f16: boxes [128, 64] x1 per band \
+             of 64 columns (4 bands, 2 buffers), swizzle 128B"
         ),
         "{stderr}"
     );

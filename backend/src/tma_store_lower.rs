@@ -10,20 +10,25 @@
 //!   (`tw_swz`, the layout TMA loads write). No padding: the swizzle is
 //!   what keeps the accumulator layout's writes off each other's banks.
 //!   A tile larger than the staged store's budget (`STAGING_BYTES`, the
-//!   rest of shared memory goes to the rings) goes in bands of rows, one TMA
-//!   store per box of the band.
+//!   rest of shared memory goes to the rings) goes in bands of columns,
+//!   whole boxes each, so that every warp of an accumulator layout (whose
+//!   warps split the rows) writes in every band; two band buffers
+//!   alternate where two fit, so that the copy engine reads one band while
+//!   the warps write the next.
 //! - **Order.** Per band: the issuing thread (thread 0 of the partition,
 //!   or of the CTA in a plain kernel) waits until its earlier stores have
-//!   read the buffer (`cp.async.bulk.wait_group.read 0`), a barrier, every
-//!   thread writes its registers and makes the writes visible to the async
-//!   proxy (`fence.proxy.async.shared::cta`), a barrier, then the issuing
-//!   thread issues the band's boxes (`cp.async.bulk.tensor.2d.global.
-//!   shared::cta.bulk_group`) and commits them as one bulk group. Nothing
-//!   waits for the last band's writes to global memory: in a persistent
-//!   kernel they drain while the next tile's mainloop runs; only the next
-//!   store waits, and only for the reads of the buffer. The partition (or
-//!   kernel) ends with a full `cp.async.bulk.wait_group 0` so that no
-//!   store outlives its CTA's shared memory.
+//!   read the band's buffer (`cp.async.bulk.wait_group.read`: 0 pending
+//!   at a store's first band, 1 — the other buffer's — at the next), a
+//!   barrier, every thread writes its registers of the band and makes the
+//!   writes visible to the async proxy (`fence.proxy.async.shared::cta`),
+//!   a barrier, then the issuing thread issues the band's boxes
+//!   (`cp.async.bulk.tensor.2d.global.shared::cta.bulk_group`) and commits
+//!   them as one bulk group. Nothing waits for the last band's writes to
+//!   global memory: in a persistent kernel they drain while the next
+//!   tile's mainloop runs; only the next store waits, and only for the
+//!   reads of the buffer. The partition (or kernel) ends with a full
+//!   `cp.async.bulk.wait_group 0` so that no store outlives its CTA's
+//!   shared memory.
 //! - **Bounds.** The tensor map's extents are the descriptor's shape: TMA
 //!   drops the elements of a box outside them, which is what the masked
 //!   store (or the descriptor's `store`) dropped.
@@ -44,23 +49,27 @@ const MAX_BOX_ROWS: u32 = 256;
 /// How a 2-D tile is written back by TMA stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TmaStoreShape {
-    /// Rows staged and stored at once (the boxes' rows); divides the
-    /// tile's rows.
-    pub band_rows: u32,
-    /// Elements of a row per box, `swizzle_bytes` bytes.
+    /// The tile's rows: every box's.
+    pub rows: u32,
+    /// Elements of a row per box, `box_bytes` bytes.
     pub box_cols: u32,
-    /// Boxes side by side in a band.
-    pub boxes: u32,
     /// Bytes of a box row, the span of its swizzle (16: none).
     pub box_bytes: u32,
-    /// Shared memory a band takes.
+    /// Boxes side by side in a band of columns.
+    pub boxes_per_band: u32,
+    /// Bands of columns the tile is staged and stored in, one after the
+    /// other.
+    pub bands: u32,
+    /// Band buffers used in turn (1 or 2).
+    pub buffers: u32,
+    /// Shared memory the buffers take.
     pub staging_bytes: u32,
 }
 
 /// How a tile of `shape` of `elem` is stored by TMA, or why it cannot
 /// be: rows of 16, 32, 64 or a multiple of 128 bytes (one swizzle span
-/// per box), and bands of a multiple of 8 rows (whole swizzle atoms) of
-/// at most `STAGING_BYTES` and 256 rows.
+/// per box), at most 256 rows (a box's) in whole swizzle atoms of 8, and
+/// a band of at least one box within `STAGING_BYTES`.
 pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, String> {
     let &[rows, cols] = shape else {
         return Err(format!(
@@ -79,48 +88,76 @@ pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, Str
             ))
         }
     };
-    let mut band = rows;
-    while band > MAX_BOX_ROWS || band * row_bytes > STAGING_BYTES {
-        if band % 2 != 0 {
-            break;
-        }
-        band /= 2;
-    }
-    if band % 8 != 0 || band > MAX_BOX_ROWS || band * row_bytes > STAGING_BYTES {
+    if rows % 8 != 0 || rows > MAX_BOX_ROWS {
         return Err(format!(
-            "the tile's {rows} rows of {row_bytes} bytes do not split into bands of a multiple \
-             of 8 rows within {STAGING_BYTES} bytes of staging"
+            "the tile has {rows} rows; TMA stores here take a multiple of 8 rows up to {MAX_BOX_ROWS}"
         ));
     }
+    let boxes = row_bytes / box_bytes;
+    let box_size = rows * box_bytes;
+    // The most boxes a band of `buffers` buffers holds, dividing the
+    // tile's boxes.
+    let per_band = |buffers: u32| {
+        (1..=boxes)
+            .rev()
+            .find(|k| boxes % k == 0 && buffers * k * box_size <= STAGING_BYTES)
+    };
+    let (buffers, k) = if boxes * box_size <= STAGING_BYTES {
+        (1, boxes)
+    } else if let Some(k) = per_band(2) {
+        (2, k)
+    } else if let Some(k) = per_band(1) {
+        (1, k)
+    } else {
+        return Err(format!(
+            "a box of the tile's {rows} rows takes {box_size} bytes, more than the \
+             {STAGING_BYTES} bytes of staging"
+        ));
+    };
     Ok(TmaStoreShape {
-        band_rows: band,
+        rows,
         box_cols: box_bytes / eb,
-        boxes: row_bytes / box_bytes,
         box_bytes,
-        staging_bytes: band * row_bytes,
+        boxes_per_band: k,
+        bands: boxes / k,
+        buffers,
+        staging_bytes: buffers * k * box_size,
     })
 }
 
 impl TmaStoreShape {
-    /// For `--explain`: `boxes [64, 64] x4 per band of 64 rows, swizzle 128B`.
-    pub fn describe(&self, rows: u32) -> String {
+    /// Bytes of one band's buffer.
+    pub fn band_bytes(&self) -> u32 {
+        self.boxes_per_band * self.rows * self.box_bytes
+    }
+
+    /// Columns of one band.
+    pub fn band_cols(&self) -> u32 {
+        self.boxes_per_band * self.box_cols
+    }
+
+    /// For `--explain`: `boxes [128, 64] x1 per band of 64 columns (4
+    /// bands, 2 buffers), swizzle 128B, staged in 32768 bytes ...`.
+    pub fn describe(&self) -> String {
         let swizzle = if self.box_bytes >= 32 {
             format!("swizzle {}B", self.box_bytes)
         } else {
             "no swizzle".to_string()
         };
-        let per = if self.band_rows == rows {
+        let per = if self.bands == 1 {
             "for the tile".to_string()
         } else {
             format!(
-                "per band of {} rows ({} bands)",
-                self.band_rows,
-                rows / self.band_rows
+                "per band of {} columns ({} bands, {} buffer{})",
+                self.band_cols(),
+                self.bands,
+                self.buffers,
+                if self.buffers == 1 { "" } else { "s" }
             )
         };
         format!(
             "boxes [{}, {}] x{} {per}, {swizzle}, staged in {} bytes of shared memory",
-            self.band_rows, self.box_cols, self.boxes, self.staging_bytes
+            self.rows, self.box_cols, self.boxes_per_band, self.staging_bytes
         )
     }
 }
@@ -234,9 +271,9 @@ impl Emitter<'_> {
             unsupported(data.loc, "internal: a TMA store without a staging buffer")
         })?;
         let tile = self.ty(val).shape().to_vec();
-        let (rows, band) = (tile[0], shape.band_rows);
+        let rows = shape.rows;
         let eb = self.scalar_of(val).byte_size();
-        let tmap = self.tensor_map(desc, shape.box_bytes, Some(band), data.loc)?;
+        let tmap = self.tensor_map(desc, shape.box_bytes, Some(rows), data.loc)?;
         let row0 = self.scalar(data.operands[2])?;
         let col0 = self.scalar(data.operands[3])?;
         let layout = self.store_layout(val);
@@ -250,44 +287,66 @@ impl Emitter<'_> {
         };
         let row = Self::coord_c(&layout, &tile, 0, "r");
         let col = Self::coord_c(&layout, &tile, 1, "r");
-        let w = shape.box_bytes;
+        let (w, bc, bb) = (shape.box_bytes, shape.band_cols(), shape.band_bytes());
         self.line(format!(
             "// TMA store: {} (staging at byte {staging})",
-            shape.describe(rows)
+            shape.describe()
         ));
-        let banded = band < rows;
+        let banded = shape.bands > 1;
         if banded {
+            // Unrolled: with the band a constant, which registers fall in
+            // it is known at compile time (a thread's columns differ from
+            // the layout's constants by less than a band).
             self.line(format!(
-                "#pragma unroll 1\nfor (int band = 0; band < {rows}; band += {band}) {{"
+                "#pragma unroll\nfor (int band = 0; band < {}; band += {bc}) {{",
+                tile[1]
             ));
-            self.indent += 1;
         } else {
             self.line("{");
-            self.indent += 1;
+        }
+        self.indent += 1;
+        if !banded {
             self.line("const int band = 0;");
         }
+        let buf = if shape.buffers == 2 {
+            format!("({staging}u + ((unsigned)(band / {bc}) & 1u) * {bb}u)")
+        } else {
+            format!("{staging}u")
+        };
+        self.line(format!("const unsigned buf = {buf};"));
         // The buffer is free once the issuing thread's earlier stores
-        // have read it.
-        self.line(
-            "if (tid == 0) asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");",
-        );
+        // have read it: all of them at a store's first band (the last
+        // store may have left either buffer in use), all but the last
+        // one (the other buffer's) after.
+        let wait = |n: u32| {
+            format!("asm volatile(\"cp.async.bulk.wait_group.read {n};\" ::: \"memory\");")
+        };
+        if shape.buffers == 2 {
+            self.line(format!(
+                "if (tid == 0) {{\n  if (band == 0) {}\n  else {}\n}}",
+                wait(0),
+                wait(1)
+            ));
+        } else {
+            self.line(format!("if (tid == 0) {}", wait(0)));
+        }
         self.barrier();
         let in_band = if banded {
-            format!("if ((unsigned)(({row}) - band) < {band}u) ")
+            format!("if ((unsigned)(({col}) - band) < {bc}u) ")
         } else {
             String::new()
         };
         self.line(format!(
-            "#pragma unroll\nfor (int r = 0; r < {regs}; r += {vf}) {{\n  union {{ {wt} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  {in_band}*({wt}*)(tw_smem_raw + {staging} + tw_swz(({row}) - band, ({col}) * {eb}, {band}, {w})) = t.u;\n}}"
+            "#pragma unroll\nfor (int r = 0; r < {regs}; r += {vf}) {{\n  union {{ {wt} u; {c} e[{vf}]; }} t;\n  #pragma unroll\n  for (int e = 0; e < {vf}; ++e) t.e[e] = {src}[r + e];\n  {in_band}*({wt}*)(tw_smem_raw + buf + tw_swz({row}, (({col}) - band) * {eb}, {rows}, {w})) = t.u;\n}}"
         ));
         self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
         self.barrier();
         self.line("if (tid == 0) {");
         self.indent += 1;
-        for b in 0..shape.boxes {
+        for b in 0..shape.boxes_per_band {
             self.line(format!(
-                "tw_tma_store_2d(&{tmap}, tw_smem_u32 + {}, (int)({col0}) + {}, (int)({row0}) + band);",
-                staging + b * band * w,
+                "tw_tma_store_2d(&{tmap}, tw_smem_u32 + buf + {}, (int)({col0}) + band + {}, (int)({row0}));",
+                b * rows * w,
                 b * shape.box_cols
             ));
         }

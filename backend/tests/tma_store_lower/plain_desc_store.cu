@@ -70,6 +70,7 @@ extern "C" __global__ void __launch_bounds__(128) tw_k_scale(float* __restrict__
   // TMA store: boxes [64, 32] x1 for the tile, swizzle 128B, staged in 8192 bytes of shared memory (staging at byte 0)
   {
     const int band = 0;
+    const unsigned buf = 0u;
     if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     __syncthreads();
     #pragma unroll
@@ -77,12 +78,12 @@ extern "C" __global__ void __launch_bounds__(128) tw_k_scale(float* __restrict__
       union { uint4 u; float e[4]; } t;
       #pragma unroll
       for (int e = 0; e < 4; ++e) t.e[e] = t26[r + e];
-      *(uint4*)(tw_smem_raw + 0 + tw_swz(((((lane / 8 % 4) + (warp % 4) * 4 + ((r / 4) % 4) * 16) & 63)) - band, ((((lane % 8) * 4 + ((r / 1) % 4) * 1) & 31)) * 4, 64, 128)) = t.u;
+      *(uint4*)(tw_smem_raw + buf + tw_swz((((lane / 8 % 4) + (warp % 4) * 4 + ((r / 4) % 4) * 16) & 63), (((((lane % 8) * 4 + ((r / 1) % 4) * 1) & 31)) - band) * 4, 64, 128)) = t.u;
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
     if (tid == 0) {
-      tw_tma_store_2d(&tw_tmap0, tw_smem_u32 + 0, (int)(t32) + 0, (int)(t29) + band);
+      tw_tma_store_2d(&tw_tmap0, tw_smem_u32 + buf + 0, (int)(t32) + band + 0, (int)(t29));
       asm volatile("cp.async.bulk.commit_group;" ::: "memory");
     }
     __syncwarp();

@@ -1,7 +1,7 @@
 // threads 384, dynamic shared memory 230400 bytes
 // tw_tmap0: f16 over parameter 0, extents [Max(Add(Sub(Param(5), Const(1)), Const(64)), Const(64)), Const(2147483647)], strides [Mul(Const(1), Param(6))] (elements), box [64, 128], swizzle 128B
 // tw_tmap1: f16 over parameter 1, extents [Max(Add(Mul(Const(256), Sub(NumPrograms(Y), Const(1))), Const(256)), Const(256)), Const(2147483647)], strides [Mul(Const(1), Param(7))] (elements), box [64, 64], swizzle 128B
-// tw_tmap2: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 64], swizzle 128B
+// tw_tmap2: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 128], swizzle 128B
 extern "C" __global__ void __launch_bounds__(384, 1) tw_k_matmul(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, tw_f16* __restrict__ c_ptr_, int M_, int N_, int K_, int stride_am_, int stride_bk_, int stride_cm_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1, const __grid_constant__ tw_tmap tw_tmap2) {
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;
@@ -191,25 +191,26 @@ extern "C" __global__ void __launch_bounds__(384, 1) tw_k_matmul(tw_f16* __restr
     long long const t80 = (long long)(256LL);
     long long const t81 = (long long)(pid_n_1_62);
     long long const t82 = (long long)((unsigned long long)t80 * (unsigned long long)t81);
-    // TMA store: boxes [64, 64] x4 per band of 64 rows (2 bands), swizzle 128B, staged in 32768 bytes of shared memory (staging at byte 197632)
-    #pragma unroll 1
-    for (int band = 0; band < 128; band += 64) {
-      if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    // TMA store: boxes [128, 64] x1 per band of 64 columns (4 bands, 2 buffers), swizzle 128B, staged in 32768 bytes of shared memory (staging at byte 197632)
+    #pragma unroll
+    for (int band = 0; band < 256; band += 64) {
+      const unsigned buf = (197632u + ((unsigned)(band / 64) & 1u) * 16384u);
+      if (tid == 0) {
+        if (band == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        else asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      }
       asm volatile("bar.sync 2, 256;" ::: "memory");
       #pragma unroll
       for (int r = 0; r < 128; r += 2) {
         union { unsigned u; tw_f16 e[2]; } t;
         #pragma unroll
         for (int e = 0; e < 2; ++e) t.e[e] = c_76[r + e];
-        if ((unsigned)(((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band) < 64u) *(unsigned*)(tw_smem_raw + 197632 + tw_swz(((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127)) - band, ((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 32) * 8) & 255)) * 2, 64, 128)) = t.u;
+        if ((unsigned)(((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 32) * 8) & 255)) - band) < 64u) *(unsigned*)(tw_smem_raw + buf + tw_swz((((lane / 4 % 8) + (warp % 8) * 16 + ((r / 2) % 2) * 8) & 127), (((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 32) * 8) & 255)) - band) * 2, 128, 128)) = t.u;
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       asm volatile("bar.sync 2, 256;" ::: "memory");
       if (tid == 0) {
-        tw_tma_store_2d(&tw_tmap2, tw_smem_u32 + 197632, (int)(t82) + 0, (int)(t79) + band);
-        tw_tma_store_2d(&tw_tmap2, tw_smem_u32 + 205824, (int)(t82) + 64, (int)(t79) + band);
-        tw_tma_store_2d(&tw_tmap2, tw_smem_u32 + 214016, (int)(t82) + 128, (int)(t79) + band);
-        tw_tma_store_2d(&tw_tmap2, tw_smem_u32 + 222208, (int)(t82) + 192, (int)(t79) + band);
+        tw_tma_store_2d(&tw_tmap2, tw_smem_u32 + buf + 0, (int)(t82) + band + 0, (int)(t79));
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       }
       __syncwarp();
