@@ -3036,7 +3036,9 @@ fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
 /// taller bands mean fewer passes over the registers, each with more warps
 /// writing: on the H100 the 128x256 GEMM epilogue in bands of 64 rows
 /// (32 KiB of data, 33 KiB with padding) made the 8192x8192x1024 GEMM 7%
-/// faster than bands of 32 (`bench/RESULTS.md`).
+/// faster than bands of 32 (`bench/RESULTS.md`). TMA stores stage in the
+/// same budget (`tma_store_lower`), so that turning them off
+/// (`--no-tma-store`) leaves the rings as deep.
 const STAGING_BYTES: u32 = 32 * 1024;
 
 /// The staging index of register `r` of `layout` and the guard before an
