@@ -168,7 +168,8 @@ impl TmaStoreShape {
 /// 16-byte aligned, innermost stride 1, the other 16-byte multiples, by
 /// the divisibility facts of `axis` (a descriptor `tma_store` wrote from
 /// a store has them by construction; a kernel's own `desc.store` may
-/// not).
+/// not) — and nothing the program runs after it reads the tensor it
+/// writes (`Function::read_after`, as in `tma_store`).
 pub fn store_decision(
     func: &Function,
     axis: &AxisInfoMap,
@@ -187,6 +188,14 @@ pub fn store_decision(
         .def_op(desc)
         .filter(|_| tawa_ir::host_expr::host_descriptor(func, desc))
         .ok_or("its descriptor is made from values the host does not have at launch")?;
+    let written = func.pointer_root(desc).unwrap_or(desc);
+    if let Some(at) = func.read_after(op, written) {
+        return Err(format!(
+            "the program reads the tensor after it (at {}:{}), maybe what it writes: a TMA \
+             store completes after the program has moved on",
+            at.line, at.col
+        ));
+    }
     let ops = &func.ops[make].operands;
     let rank = (ops.len() - 1) / 2;
     if rank != 2 {

@@ -20,7 +20,12 @@
 //! - every extent and stride computed from the kernel's arguments, an
 //!   unchecked dimension's extent as for loads
 //!   ([`crate::tma_lower::unchecked_extent`]);
-//! - an element type TMA moves.
+//! - an element type TMA moves;
+//! - nothing the program runs after the store reads the tensor it writes
+//!   (a TMA store completes asynchronously; `Function::read_after`: a
+//!   read through another pointer argument is of another tensor); a
+//!   later iteration of an enclosing tile loop is assumed not to read the
+//!   tile stored, as the partitioner's run-ahead producer assumes.
 //!
 //! Descriptors go at the top of the body (their operands are
 //! parameters); the store becomes `desc_store` of it at the recipe's
@@ -93,6 +98,15 @@ pub fn why_not_stored(func: &Function, r: &TmaRecipe) -> Option<String> {
     }
     if !tma_element(r.elem) {
         return Some(format!("TMA does not store {} elements", r.elem));
+    }
+    // A later iteration of an enclosing tile loop is assumed not to read
+    // the tile stored, as the partitioner's run-ahead producer assumes.
+    if let Some(at) = func.read_after(r.op, r.base) {
+        return Some(format!(
+            "the program reads the tensor after it (at {}:{}), maybe what it writes: a TMA \
+             store completes after the program has moved on",
+            at.line, at.col
+        ));
     }
     for (j, d) in r.dims.iter().enumerate() {
         let known = match &d.extent {
