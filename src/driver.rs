@@ -576,6 +576,7 @@ fn split_or_why(
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
     tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
+    check_pass("tma_lower", &lowered)?;
     let store_notes = if !tma_store {
         vec![(
             tawa_ir::Loc::UNKNOWN,
@@ -584,13 +585,14 @@ fn split_or_why(
     } else {
         let stores = tawa_partitioner::infer_tma_stores(func, &axis);
         tawa_partitioner::lower_tma_stores(&mut lowered, &stores);
+        check_pass("tma_store", &lowered)?;
         let decisions = tawa_partitioner::tma_store::store_decisions(&lowered, &stores);
         explain_stores(&lowered, &decisions)
     };
     // The pointer tiles the rewritten loads and stores used, and the
     // loop-carried values that only advanced them, are dead now.
     tawa_ir::eliminate_dead_code(&mut lowered);
-    check_pass("tma_lower", &lowered)?;
+    check_pass("dce", &lowered)?;
     // The partitioner moves the copies `tma_lower` wrote, whose
     // descriptors the backend can give to the host; loads left as they
     // were (transposed boxes, unbounded extents) stay in the consumer.
