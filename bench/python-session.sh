@@ -57,3 +57,5 @@ if [ "${BENCH:-1}" != 0 ]; then
   status "bench rc=$?"
 fi
 cat "$out/status.txt"
+# Non-zero when a step failed, for the GPU session that runs this one.
+! grep -Ev "rc=(0|unzipped:0)$" "$out/status.txt" > /dev/null

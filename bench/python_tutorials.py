@@ -311,13 +311,22 @@ def fmt(v):
     if v is None:
         return ""
     if isinstance(v, float):
-        return f"{v:.2f}" if abs(v) < 1000 else f"{v:.0f}"
+        # Three significant digits at least: 08's runtimes are 0.01 ms.
+        return f"{v:.3g}" if abs(v) < 1 else f"{v:.2f}" if abs(v) < 1000 else f"{v:.0f}"
     return str(v)
 
 
-def ratio(t, w):
-    if isinstance(t, float) and isinstance(w, float) and t > 0:
-        return f"{w / t:.2f}x"
+def is_time(unit):
+    """Whether lower is better: a runtime, not a throughput."""
+    u = unit.lower()
+    return "time" in u or u in ("ms", "s", "us") or u.endswith("(ms)")
+
+
+def ratio(t, w, unit):
+    """tawa's speed over Triton's: above 1 means tawa is faster, for a
+    throughput (w / t) and a runtime (t / w) alike."""
+    if isinstance(t, float) and isinstance(w, float) and t > 0 and w > 0:
+        return f"{t / w if is_time(unit) else w / t:.2f}x"
     return ""
 
 
@@ -384,11 +393,11 @@ def write_table(a, rows, overhead, started):
         f"{a.points or 'all'} points per table; tutorial 06 with {a.attention_configs} autotuning config(s); "
         f"{time.time() - started:.0f} s in all.",
         "",
-        "| tutorial | table | shape | provider | unit | Triton (or baseline) | tawa | tawa / Triton |",
+        "| tutorial | table | shape | provider | unit | Triton (or baseline) | tawa | tawa speed / Triton |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for stem, table, label, provider, unit, t, w in rows:
-        lines.append(f"| {stem} | {table} | {label} | {provider} | {unit} | {fmt(t)} | {fmt(w)} | {ratio(t, w)} |")
+        lines.append(f"| {stem} | {table} | {label} | {provider} | {unit} | {fmt(t)} | {fmt(w)} | {ratio(t, w, unit)} |")
     if overhead:
         lines += ["", "Cached launch, host microseconds per launch of tutorial 01's `add_kernel` "
                   f"(1024 elements, {a.launches} launches, best of 5; and with a grid lambda):", "",

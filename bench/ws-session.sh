@@ -16,6 +16,10 @@
 # 4. Triton compiling the same kernel source on the same cases, against
 #    cuBLAS in its own process (bench/triton_same_source.py; needs torch
 #    and triton); TRITON=0 skips it.
+# 5. the Python drop-in (bench/python-session.sh without its benchmark):
+#    the `tawa` package's tests and the Triton tutorials run through it,
+#    when the tutorials are in TAWA_UPSTREAM_DIR (default ./upstream);
+#    PYTHON=0 skips it.
 set -uo pipefail
 out=${1:-gpu-logs}
 mkdir -p "$out"
@@ -64,5 +68,14 @@ if [ "${TRITON:-1}" = 1 ]; then
   timeout ${TRITON_TIMEOUT:-240} python3 bench/triton_same_source.py triton-examples/kernels/matmul.py \
     $cases --iters ${ITERS:-100} >> "$log" 2>&1
   status "triton matmul rc=$?"
+fi
+if [ "${PYTHON:-1}" = 1 ]; then
+  if [ -d "${TAWA_UPSTREAM_DIR:-$PWD/upstream}" ]; then
+    echo "== python drop-in (details in $out/python/)" >> "$log"
+    BENCH=0 bash bench/python-session.sh "$out/python" >> "$log" 2>&1
+    status "python rc=$?"
+  else
+    status "python skipped: no tutorials in ${TAWA_UPSTREAM_DIR:-$PWD/upstream}"
+  fi
 fi
 cat "$out/status.txt"

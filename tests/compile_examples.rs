@@ -60,7 +60,7 @@ const WS_INSTRUCTIONS: [&str; 4] = [
 /// Examples whose large cases must come out warp-specialized (the GEMM-like
 /// ones; grouped GEMM loads its pointers from memory, which TMA cannot
 /// describe with a tensor map built at launch).
-const WS_EXAMPLES: [&str; 15] = [
+const WS_EXAMPLES: [&str; 16] = [
     "matmul",
     "matmul_block_ptr",
     "matmul_descriptor",
@@ -76,6 +76,7 @@ const WS_EXAMPLES: [&str; 15] = [
     "glu_dual_gemm_unmasked",
     "batched_matmul",
     "split_k_matmul",
+    "matmul_subtiled_epilogue",
 ];
 
 /// Examples that read tiles through `trans`: their plain kernels

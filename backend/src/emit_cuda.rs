@@ -1224,15 +1224,14 @@ impl<'f> Emitter<'f> {
             // The transposed tile of a load that wrote it, transposed, into
             // its operand buffer: the dots read the buffer, no registers.
             OpKind::Trans { .. } if self.operand_buffers.contains_key(&data.results[0]) => Ok(()),
-            OpKind::Scan { .. } | OpKind::Reshape | OpKind::Join | OpKind::Split => {
-                Err(unsupported(
-                    data.loc,
-                    format!(
-                        "`{}` is not supported by the CUDA backend yet",
-                        tawa_ir::printer::op_name(&data.kind)
-                    ),
-                ))
-            }
+            OpKind::Reshape | OpKind::Join | OpKind::Split => self.regroup(op),
+            OpKind::Scan { .. } => Err(unsupported(
+                data.loc,
+                format!(
+                    "`{}` is not supported by the CUDA backend yet",
+                    tawa_ir::printer::op_name(&data.kind)
+                ),
+            )),
             OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {
                 self.bundle_op(op)
             }
@@ -2315,6 +2314,72 @@ impl<'f> Emitter<'f> {
     /// copied register for register. An MMA layout has no permuted form:
     /// the transpose is then taken in the default blocked layout and
     /// converted.
+    /// `reshape`, `join` and `split`, through shared memory. A reshape
+    /// keeps every element's row-major position, and `join` / `split` are
+    /// a reshape that adds / removes an innermost dimension of 2 (element
+    /// `k` of it at position `2 * i + k`): the operands are written at
+    /// their positions in their own layouts, and the results read at
+    /// theirs in the layouts `layout_assign` gave them.
+    fn regroup(&mut self, op: Op) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        // (value, positions per element, offset): element i of the value
+        // sits at `i * per + offset`.
+        let (writes, reads): (Vec<(Value, u32, u32)>, Vec<(Value, u32, u32)>) = match data.kind {
+            OpKind::Reshape => (
+                vec![(data.operands[0], 1, 0)],
+                vec![(data.results[0], 1, 0)],
+            ),
+            OpKind::Join => (
+                vec![(data.operands[0], 2, 0), (data.operands[1], 2, 1)],
+                vec![(data.results[0], 1, 0)],
+            ),
+            OpKind::Split => (
+                vec![(data.operands[0], 1, 0)],
+                vec![(data.results[0], 2, 0), (data.results[1], 2, 1)],
+            ),
+            _ => unreachable!(),
+        };
+        let home = |v: Value| {
+            self.layouts
+                .home(v)
+                .cloned()
+                .ok_or_else(|| unsupported(data.loc, "internal: regrouped tile without a layout"))
+        };
+        let c = elem_cty(self.elem(data.results[0]));
+        let numel: u32 =
+            self.ty(data.results[0]).shape().iter().product::<u32>() * reads.len() as u32;
+        self.smem(numel * access_bytes_c(self.elem(data.results[0])) as u32);
+        self.line(format!(
+            "// {} through shared memory",
+            tawa_ir::printer::op_name(&data.kind)
+        ));
+        self.barrier();
+        for (v, per, off) in writes {
+            let layout = home(v)?;
+            let shape = self.ty(v).shape().to_vec();
+            let src = self.tile(v, &layout)?;
+            let regs = layout.regs_per_thread(&shape);
+            let lin = linear_c(&layout, &shape, "r");
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) (({c}*)tw_smem)[({lin}) * {per} + {off}] = {src}[r];"
+            ));
+        }
+        self.barrier();
+        for (r, per, off) in reads {
+            let layout = home(r)?;
+            let shape = self.ty(r).shape().to_vec();
+            let name = self.name_for(r);
+            let regs = layout.regs_per_thread(&shape);
+            let lin = linear_c(&layout, &shape, "r");
+            self.line(format!(
+                "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = (({c}*)tw_smem)[({lin}) * {per} + {off}];"
+            ));
+            self.vals.insert(r, CVal::Tile(name));
+        }
+        Ok(())
+    }
+
     fn trans(&mut self, op: Op, perm: &[u32], layout: &Layout, name: &str) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];

@@ -391,3 +391,64 @@ fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
         }
     }
 }
+
+/// A map whose rows overlap (row stride 64 elements, rows 256 wide), as
+/// tutorial 06 builds for its fp8 V: the driver encodes it and the copy
+/// reads each box row from `row * stride + column`.
+#[test]
+#[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
+fn gpu_tma_copy_through_overlapping_rows() {
+    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+    use tawa_ir::ScalarType;
+    assert!(Gpu::available(), "needs a GPU: no CUDA device found");
+    let gpu = Gpu::new(0).unwrap();
+    let (rows, cols, pitch) = (64u64, 256u64, 64u64);
+    let len = (rows - 1) * pitch + cols;
+    let host: Vec<u16> = (0..len)
+        .map(|i| (i as u16).wrapping_mul(7) ^ 0x3c3c)
+        .collect();
+    let bytes: Vec<u8> = host.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let src = gpu.upload(&bytes).unwrap();
+    let (box_k, box_r) = (64u32, 32u32);
+    let spec = TensorMapSpec {
+        elem: ScalarType::F16,
+        base: src.ptr(),
+        extents: vec![cols, rows],
+        strides: vec![pitch * 2],
+        box_extents: vec![box_k, box_r],
+        swizzle: TmaSwizzle::None,
+    };
+    let map = spec.encode(&gpu).unwrap();
+    let box_bytes = spec.box_bytes() as u32;
+    let compiled = compile_cuda(TMA_PROBE, "tma_probe", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "tma_probe").unwrap();
+    let mut out = gpu.alloc(box_bytes as usize).unwrap();
+    let (c0, c1) = (128i32, 16i32);
+    let args = [
+        map,
+        KernelArg::from(&out),
+        KernelArg::I32(c0),
+        KernelArg::I32(c1),
+        KernelArg::U32(box_bytes),
+    ];
+    gpu.memset(&mut out, 0xFF).unwrap();
+    gpu.launch(&kernel, [1, 1, 1], [128, 1, 1], box_bytes, &args)
+        .unwrap();
+    gpu.synchronize().unwrap();
+    let got: Vec<u16> = gpu
+        .download(&out)
+        .unwrap()
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    for r in 0..box_r as u64 {
+        for k in 0..box_k as u64 {
+            let want = host[((c1 as u64 + r) * pitch + c0 as u64 + k) as usize];
+            assert_eq!(
+                got[(r * box_k as u64 + k) as usize],
+                want,
+                "box element ({r}, {k})"
+            );
+        }
+    }
+}
