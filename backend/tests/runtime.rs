@@ -317,6 +317,37 @@ fn tma_probe_compiles_for_sm90a() {
     assert!(!report.kernels.is_empty());
 }
 
+/// Copies the box at `(c0, c1)` of `spec` (base = `src`) into shared memory
+/// with `TMA_PROBE` and returns the box's bytes as 16-bit values, in the
+/// order the copy wrote them.
+fn tma_probe_box(
+    gpu: &Gpu,
+    spec: &tawa_backend::runtime::tensor_map::TensorMapSpec,
+    (c0, c1): (i32, i32),
+) -> Vec<u16> {
+    let map = spec.encode(gpu).unwrap();
+    let box_bytes = spec.box_bytes() as u32;
+    let compiled = compile_cuda(TMA_PROBE, "tma_probe", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "tma_probe").unwrap();
+    let mut out = gpu.alloc(box_bytes as usize).unwrap();
+    let args = [
+        map,
+        KernelArg::from(&out),
+        KernelArg::I32(c0),
+        KernelArg::I32(c1),
+        KernelArg::U32(box_bytes),
+    ];
+    gpu.memset(&mut out, 0xFF).unwrap();
+    gpu.launch(&kernel, [1, 1, 1], [128, 1, 1], box_bytes, &args)
+        .unwrap();
+    gpu.synchronize().unwrap();
+    gpu.download(&out)
+        .unwrap()
+        .chunks(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
@@ -346,30 +377,9 @@ fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
         box_extents: vec![box_k, box_r],
         swizzle: TmaSwizzle::B128,
     };
-    let map = spec.encode(&gpu).unwrap();
-    let box_bytes = spec.box_bytes() as u32;
-    let compiled = compile_cuda(TMA_PROBE, "tma_probe", &CompileOptions::default()).unwrap();
-    let kernel = gpu.load(&compiled, "tma_probe").unwrap();
-    let mut out = gpu.alloc(box_bytes as usize).unwrap();
     // The box at column 96, row 100 runs past both edges (cols 136.., rows 150..).
     let (c0, c1) = (96i32, 100i32);
-    let args = [
-        map,
-        KernelArg::from(&out),
-        KernelArg::I32(c0),
-        KernelArg::I32(c1),
-        KernelArg::U32(box_bytes),
-    ];
-    gpu.memset(&mut out, 0xFF).unwrap();
-    gpu.launch(&kernel, [1, 1, 1], [128, 1, 1], box_bytes, &args)
-        .unwrap();
-    gpu.synchronize().unwrap();
-    let got: Vec<u16> = gpu
-        .download(&out)
-        .unwrap()
-        .chunks(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let got = tma_probe_box(&gpu, &spec, (c0, c1));
     // tw_swz(row, kb, rows, 128) of the generated code, for one 128-byte-wide box.
     let swz = |row: u32, kb: u32| -> u32 {
         let lin = row * 128 + kb;
@@ -418,29 +428,8 @@ fn gpu_tma_copy_through_overlapping_rows() {
         box_extents: vec![box_k, box_r],
         swizzle: TmaSwizzle::None,
     };
-    let map = spec.encode(&gpu).unwrap();
-    let box_bytes = spec.box_bytes() as u32;
-    let compiled = compile_cuda(TMA_PROBE, "tma_probe", &CompileOptions::default()).unwrap();
-    let kernel = gpu.load(&compiled, "tma_probe").unwrap();
-    let mut out = gpu.alloc(box_bytes as usize).unwrap();
     let (c0, c1) = (128i32, 16i32);
-    let args = [
-        map,
-        KernelArg::from(&out),
-        KernelArg::I32(c0),
-        KernelArg::I32(c1),
-        KernelArg::U32(box_bytes),
-    ];
-    gpu.memset(&mut out, 0xFF).unwrap();
-    gpu.launch(&kernel, [1, 1, 1], [128, 1, 1], box_bytes, &args)
-        .unwrap();
-    gpu.synchronize().unwrap();
-    let got: Vec<u16> = gpu
-        .download(&out)
-        .unwrap()
-        .chunks(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let got = tma_probe_box(&gpu, &spec, (c0, c1));
     for r in 0..box_r as u64 {
         for k in 0..box_k as u64 {
             let want = host[((c1 as u64 + r) * pitch + c0 as u64 + k) as usize];

@@ -62,7 +62,7 @@ impl Default for WsOptions {
             depth: 2,
             producer_warps: 4,
             producer_regs: 40,
-            consumer_regs: 232,
+            consumer_regs: 248,
         }
     }
 }
@@ -171,8 +171,10 @@ fn even_register_share(threads: u32) -> u32 {
 
 /// The `setmaxnreg` budgets (producer, consumer) for `consumer_warps`:
 /// the options' budgets, the consumer's lowered (in steps of 8) until the
-/// partitions fit the registers the CTA holds at entry — 232 at 4 + 8
-/// warps, 104 at 4 + 16. An error when the warps do not fit a CTA.
+/// partitions fit the registers the CTA holds at entry — 248 at 4 + 4
+/// warps (the registers each thread holds at entry anyway: one consumer
+/// warpgroup keeping a 128-row attention tile spilled at 232), 232 at
+/// 4 + 8, 104 at 4 + 16. An error when the warps do not fit a CTA.
 fn register_budgets(consumer_warps: u32, opts: &WsOptions) -> Result<(u32, u32), String> {
     let warps = opts
         .producer_warps

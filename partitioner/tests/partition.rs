@@ -75,7 +75,7 @@ fn depth_zero_is_an_error() {
 #[test]
 fn register_budgets_follow_num_warps() {
     for (warps, budgets) in [
-        (4, Some((40, 232))),
+        (4, Some((40, 248))),
         (8, Some((40, 232))),
         (16, Some((40, 104))),
         (32, None),

@@ -7,10 +7,10 @@
 //! of an iteration and the producer cannot refill it before the release,
 //! so the warp-specialized ring gets one slot more ([`Slack::ConsumerSlot`]):
 //! `num_stages` tiles in flight besides the one being read. That slot is
-//! taken only when it is free: when it fits in shared memory and does not
-//! cost a resident block per SM (a ring whose blocks run two to an SM
-//! stays as deep as `num_stages`). On the H100 the 128x256x64 GEMM runs
-//! 1-2% faster at depth 4 than 3 (`bench/RESULTS.md`).
+//! taken when it fits in shared memory: a warp-specialized block holds
+//! all of its SM's registers, so a deeper ring never costs a resident
+//! block. On the H100 the 128x256x64 GEMM runs 1-2% faster at depth 4
+//! than 3 (`bench/RESULTS.md`).
 //!
 //! Shared memory caps the depth at the most slots that fit;
 //! `--aref-depth` overrides both, and is an error when it does not fit.
@@ -54,16 +54,6 @@ impl SmemModel {
         self.limit.saturating_sub(self.fixed) / self.per_slot.max(1)
     }
 
-    /// Blocks of `bytes(d)` shared memory an SM holds at once (each block
-    /// also takes the 1 KiB the hardware reserves for it), 0 when `d`
-    /// slots do not fit in a block.
-    pub fn blocks_per_sm(&self, d: u32) -> u64 {
-        match self.bytes(d) {
-            Some(b) if b <= self.limit as u64 => SMEM_PER_SM / (b + RESERVED_PER_BLOCK).max(1),
-            _ => 0,
-        }
-    }
-
     /// Bytes at depth `d`, `None` on overflow.
     pub fn bytes(&self, d: u32) -> Option<u64> {
         (self.per_slot as u64)
@@ -71,11 +61,6 @@ impl SmemModel {
             .checked_add(self.fixed as u64)
     }
 }
-
-/// Shared memory of one sm_90 SM, and what the hardware reserves of it
-/// per resident block.
-const SMEM_PER_SM: u64 = 228 * 1024;
-const RESERVED_PER_BLOCK: u64 = 1024;
 
 /// Slots a ring gets besides the `num_stages` in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,17 +149,19 @@ pub fn choose_aref_depths(
         ),
         (None, fit) => {
             let extra = stages.saturating_add(1);
+            // A warp-specialized block takes every register of its SM
+            // (its warps hold the even share of the register file at
+            // entry, which `setmaxnreg` redistributes), so it runs alone
+            // on the SM whatever its shared memory: the slot only has to
+            // fit.
             let free = match fit {
-                Some((m, max)) => extra <= max && m.blocks_per_sm(extra) >= m.blocks_per_sm(stages),
+                Some((_, max)) => extra <= max,
                 None => false,
             };
             if slack == Slack::ConsumerSlot && free {
                 (
                     extra,
-                    format!(
-                        "num_stages {stages} in flight and the slot the consumer reads, which \
-                         fits without costing a resident block"
-                    ),
+                    format!("num_stages {stages} in flight and the slot the consumer reads"),
                 )
             } else {
                 (stages, format!("num_stages {stages}"))
@@ -218,15 +205,5 @@ mod tests {
         assert_eq!(m.max_depth(), 4);
         assert_eq!(m.bytes(3), Some(148_480));
         assert!(SmemModel::from_two_depths(1000, 500, 400).is_none());
-        assert_eq!(m.blocks_per_sm(4), 1);
-        assert_eq!(m.blocks_per_sm(5), 0);
-        let small = SmemModel {
-            limit: 227 * 1024,
-            fixed: 1024,
-            per_slot: 16 * 1024,
-        };
-        // 3 slots (49 KiB + 1 KiB reserved) run four to an SM, 4 slots three.
-        assert_eq!(small.blocks_per_sm(3), 4);
-        assert_eq!(small.blocks_per_sm(4), 3);
     }
 }
