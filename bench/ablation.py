@@ -18,7 +18,9 @@ depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
 4 with 1 WGMMA group in flight and at depth 4 with 2; the defaults; and
 not persistent (`--no-persistent`; the warp-specialized points are persistent, the default);
 and without coarse pipelining (`--no-coarse-pipeline`: the same as the
-defaults on a kernel with one dot a loop, the baseline of attention's). `--points` picks a subset by label. Needs a GPU and the tawa-rs
+defaults on a kernel with one dot a loop, the baseline of attention's);
+and the epilogue's stores element-wise instead of TMA stores (`--no-tma-store`; the
+other points store with TMA where the store allows it, the default). `--points` picks a subset by label. Needs a GPU and the tawa-rs
 binary; nothing else (the plot is plain SVG).
 """
 import argparse
@@ -46,6 +48,7 @@ POINTS = [
     ("ws, defaults", []),
     ("ws, not persistent", ["--no-persistent"]),
     ("ws, no coarse pipeline", ["--no-coarse-pipeline"]),
+    ("ws, no TMA store", ["--no-tma-store"]),
 ]
 
 

@@ -11,7 +11,7 @@
 #    source at 4096^3, 8192^3 and M = N = 8192 with K = 1024 and 16384,
 #    warp-specialized (the pipeliner's defaults) and with --no-ws, against
 #    cuBLAS in the same run; then 8192^3 with each flag set of VARIANTS
-#    (`|`-separated, default "--mma-depth 1|--aref-depth 3|--no-persistent"); BENCH=0
+#    (`|`-separated, default "--mma-depth 1|--aref-depth 3|--no-persistent|--no-tma-store"); BENCH=0
 #    skips this step;
 # 4. Triton compiling the same kernel source on the same cases, against
 #    cuBLAS in its own process (bench/triton_same_source.py; needs torch
@@ -54,7 +54,7 @@ for mode in "" "--no-ws"; do
     --iters ${ITERS:-100} $mode >> "$log" 2>&1
   status "bench matmul $mode rc=$?"
 done
-IFS='|' read -ra variants <<< "${VARIANTS---mma-depth 1|--aref-depth 3|--no-persistent}"
+IFS='|' read -ra variants <<< "${VARIANTS---mma-depth 1|--aref-depth 3|--no-persistent|--no-tma-store}"
 for v in "${variants[@]}"; do
   echo "== matmul $v" >> "$log"
   timeout 60 gpu-bin/tawa-rs bench triton-examples/kernels/matmul.py --case square_8192 \

@@ -199,6 +199,17 @@ pub struct PipelineFlags {
     /// overlap, on by default).
     #[arg(long)]
     pub no_coarse_pipeline: bool,
+
+    /// Write every tile store element by element (`st.global` from
+    /// registers) instead of staging the tile in shared memory and
+    /// storing it with TMA (`cp.async.bulk.tensor`), which is the default
+    /// for stores of a 2-D tile bounded by the tensor's extents in a
+    /// warp-specialized or software-pipelined kernel, and for
+    /// `desc.store` of a descriptor built from the kernel's arguments.
+    /// The ablation baseline of the TMA-store epilogue; `--explain` says
+    /// which stores are TMA stores, or why not.
+    #[arg(long)]
+    pub no_tma_store: bool,
 }
 
 impl PipelineFlags {
@@ -209,6 +220,7 @@ impl PipelineFlags {
             mma_depth: self.mma_depth,
             persistent: !self.no_persistent,
             coarse_pipeline: !self.no_coarse_pipeline,
+            tma_store: !self.no_tma_store,
         }
     }
 }

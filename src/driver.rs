@@ -262,17 +262,20 @@ pub fn generate_cuda(
     path: &str,
     source: &str,
     func: &Function,
+    tma_store: bool,
     color: bool,
 ) -> Result<KernelSource, Failure> {
-    let opts = codegen_options(path)?;
+    let opts = codegen_options(path, tma_store)?;
     tawa_backend::generate_cuda(func, &opts)
         .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
 }
 
-/// The backend's options: the defaults, less what `TAWA_DISABLE` turns off.
-fn codegen_options(path: &str) -> Result<CodegenOptions, Failure> {
+/// The backend's options: the defaults, less what `TAWA_DISABLE` turns
+/// off, and TMA stores as the pipeline options say (`--no-tma-store`).
+fn codegen_options(path: &str, tma_store: bool) -> Result<CodegenOptions, Failure> {
     let mut opts = CodegenOptions {
         source_path: Some(path.to_string()),
+        tma_store,
         ..CodegenOptions::default()
     };
     // Ablations: code generation that is on by default, turned off.
@@ -442,7 +445,7 @@ fn warp_specialize_with(
         match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
             Ok(()) => {
                 check_pass("persistent", &tiled)?;
-                ws = partition_function(&tiled)?;
+                ws = split_or_why(&tiled, opts.tma_store)?.ok();
                 persistence = Some(match ws {
                     Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
                                 (parameter `tw_grid_x`), the producer running ahead into the \
@@ -454,19 +457,23 @@ fn warp_specialize_with(
             Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
         }
     }
-    let mut ws = match ws {
+    let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func)? {
+        None => match split_or_why(func, opts.tma_store)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
     };
-    let smem = measure_shared_memory(path, &ws);
+    let (mut ws, stores) = ws;
+    let smem = measure_shared_memory(path, &ws, opts.tma_store);
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
+    }
+    for (loc, note) in stores {
+        schedule.note(loc, note);
     }
     Ok(Ok(Specialized {
         func: ws,
@@ -506,9 +513,9 @@ fn software_pipeline_with(
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
-    let mut split = match partition_function(func) {
-        Ok(Some(split)) => split,
-        Ok(None) => {
+    let (mut split, stores) = match split_or_why(func, opts.tma_store) {
+        Ok(Ok(split)) => split,
+        Ok(Err(_)) => {
             return Ok(Err(
                 "no loop whose tile loads are TMA copies, nothing to run ahead (the lines \
                  above say which loads are)"
@@ -518,11 +525,14 @@ fn software_pipeline_with(
         Err(WsError::Refused { message, .. }) => return Ok(Err(message)),
         Err(failed) => return Err(failed),
     };
-    let smem = measure_shared_memory(path, &split);
+    let smem = measure_shared_memory(path, &split, opts.tma_store);
     match tawa_pipeliner::pipeline_without_ws(&mut split, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?
     {
-        tawa_pipeliner::Pipelined::Yes(schedule) => {
+        tawa_pipeliner::Pipelined::Yes(mut schedule) => {
+            for (loc, note) in stores {
+                schedule.note(loc, note);
+            }
             check_pass("the software pipeliner", &split)?;
             Ok(Ok(Specialized {
                 func: split,
@@ -538,8 +548,8 @@ fn software_pipeline_with(
 /// depth, from the backend's layout at depths 1 and 2; `None` when the
 /// backend cannot lay it out (its error comes again, in full, when the
 /// kernel is generated).
-fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
-    let opts = codegen_options(path).ok()?;
+fn measure_shared_memory(path: &str, ws: &Function, tma_store: bool) -> Option<SmemModel> {
+    let opts = codegen_options(path, tma_store).ok()?;
     let at = |depth: u32| {
         let mut f = ws.clone();
         tawa_pipeliner::aref_depth::set_depths(&mut f, depth);
@@ -549,22 +559,40 @@ fn measure_shared_memory(path: &str, ws: &Function) -> Option<SmemModel> {
     SmemModel::from_two_depths(tawa_backend::MAX_DYN_SMEM_BYTES, one, two)
 }
 
-/// The partitioner's half of [`warp_specialize_function`]: the rings it
-/// creates have one slot until the pipeliner decides.
-fn partition_function(func: &Function) -> Result<Option<Function>, WsError> {
-    Ok(split_or_why(func)?.ok())
-}
+/// Notes for `--explain` about the stores of a split kernel, at their
+/// source positions.
+type StoreNotes = Vec<(tawa_ir::Loc, String)>;
 
-/// [`partition_function`], with the reason when there is nothing to split.
-fn split_or_why(func: &Function) -> Result<Result<Function, String>, WsError> {
+/// The partitioner's half of [`warp_specialize_function`]: the TMA
+/// loads lowered (`tma_lower`), with `tma_store` the TMA-able stores too
+/// (`tma_store`), then the split; the rings it creates have one slot
+/// until the pipeliner decides. `Err` is the reason when there is
+/// nothing to split.
+fn split_or_why(
+    func: &Function,
+    tma_store: bool,
+) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
     let mut lowered = func.clone();
     tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
-    // The pointer tiles the rewritten loads used, and the loop-carried
-    // values that only advanced them, are dead now.
-    tawa_ir::eliminate_dead_code(&mut lowered);
     check_pass("tma_lower", &lowered)?;
+    let store_notes = if !tma_store {
+        vec![(
+            tawa_ir::Loc::UNKNOWN,
+            "epilogue: TMA stores off (--no-tma-store): tile stores stay element-wise".to_string(),
+        )]
+    } else {
+        let stores = tawa_partitioner::infer_tma_stores(func, &axis);
+        tawa_partitioner::lower_tma_stores(&mut lowered, &stores);
+        check_pass("tma_store", &lowered)?;
+        let decisions = tawa_partitioner::tma_store::store_decisions(&lowered, &stores);
+        explain_stores(&lowered, &decisions)
+    };
+    // The pointer tiles the rewritten loads and stores used, and the
+    // loop-carried values that only advanced them, are dead now.
+    tawa_ir::eliminate_dead_code(&mut lowered);
+    check_pass("dce", &lowered)?;
     // The partitioner moves the copies `tma_lower` wrote, whose
     // descriptors the backend can give to the host; loads left as they
     // were (transposed boxes, unbounded extents) stay in the consumer.
@@ -615,7 +643,42 @@ fn split_or_why(func: &Function) -> Result<Result<Function, String>, WsError> {
             ws.attrs.num_warps
         )));
     }
-    Ok(Ok(ws))
+    Ok(Ok((ws, store_notes)))
+}
+
+/// `--explain` lines for `tma_store`'s decisions on `func` (the kernel
+/// it rewrote), with the backend's: whether the descriptor's tensor map
+/// can be encoded and in which boxes the tile is stored.
+fn explain_stores(
+    func: &Function,
+    decisions: &[tawa_partitioner::tma_store::StoreDecision],
+) -> StoreNotes {
+    let names = tawa_ir::printer::value_names(func);
+    let axis = tawa_ir::axis_info::analyze(func);
+    decisions
+        .iter()
+        .map(|d| {
+            let name = names
+                .get(&d.value)
+                .cloned()
+                .unwrap_or_else(|| d.value.to_string());
+            let ty = func.ty(d.value);
+            let dims: Vec<String> = ty.shape().iter().map(|s| s.to_string()).collect();
+            let elem = ty.scalar_type().map_or(String::new(), |e| format!(" {e}"));
+            let tile = format!("{}{elem}", dims.join("x"));
+            let backend = d
+                .tma
+                .clone()
+                .and_then(|()| tawa_backend::tma_store_decision(func, &axis, d.op));
+            let note = match backend {
+                Ok(s) => format!("epilogue: TMA store of %{name} ({tile}: {})", s.describe()),
+                Err(why) => format!(
+                    "epilogue: the store of %{name} ({tile}) stays element-wise (st.global): {why}"
+                ),
+            };
+            (d.loc, note)
+        })
+        .collect()
 }
 
 /// Tile loads (`load` and `desc_load` of a tile) of `func`.
@@ -746,7 +809,8 @@ pub fn compile_to_cuda(
 ) -> Result<CudaKernel, Failure> {
     let specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
-    let kernel = generate_cuda(path, source, &specialized.func, color)?;
+    let tma_store = ws.is_none_or(|o| o.tma_store);
+    let kernel = generate_cuda(path, source, &specialized.func, tma_store, color)?;
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,

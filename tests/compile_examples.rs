@@ -495,3 +495,54 @@ fn no_ws_kernels_are_software_pipelined() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The warp-specialized matmul's epilogue is a TMA store (staged in shared
+/// memory, fenced for the async proxy, `cp.async.bulk.tensor` from shared
+/// to global memory, the buffer's reads waited for before it is written
+/// again), on its large case and on a ragged one whose last tiles TMA
+/// clips; `--no-tma-store` keeps it element-wise. Neither spills.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn ws_matmul_epilogue_is_a_tma_store() {
+    require_tools();
+    let ex = triton_examples::load("matmul").expect("example loads");
+    let mut failures = Vec::new();
+    for name in ["square_8192", "leaky_relu_ragged_tma"] {
+        let case = ex.spec.case(name).expect("the case exists");
+        for tma_store in [true, false] {
+            let opts = PipelineOptions {
+                tma_store,
+                ..PipelineOptions::default()
+            };
+            let what = format!("matmul/{name}, tma_store {tma_store}");
+            let compiled = match compile_case(&ex, case, Some(&opts)) {
+                Ok(c) => c,
+                Err(f) => {
+                    failures.push(format!("{what}: {f}"));
+                    continue;
+                }
+            };
+            let ptx = &compiled.compiled.ptx;
+            let stores = ptx
+                .lines()
+                .filter(|l| l.contains("cp.async.bulk.tensor.2d.global.shared::cta"))
+                .count();
+            let ordered = ptx.contains("fence.proxy.async.shared::cta")
+                && ptx.contains("cp.async.bulk.commit_group")
+                && ptx.contains("cp.async.bulk.wait_group.read 0");
+            if !ptx.contains("setmaxnreg") || (stores > 0) != tma_store || ordered != tma_store {
+                failures.push(format!(
+                    "{what}: warp-specialized {}, {stores} TMA stores, fence/commit/wait {ordered}",
+                    ptx.contains("setmaxnreg")
+                ));
+            }
+            let report = ptxas_info(ptx).expect("ptxas runs");
+            if let Some(k) = report.kernel(&compiled.kernel.symbol) {
+                if k.spill_store_bytes + k.spill_load_bytes > 0 {
+                    failures.push(format!("{what}: spills ({} registers)", k.registers));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

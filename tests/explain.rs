@@ -157,3 +157,53 @@ fn explain_says_why_a_kernel_stays_plain() {
     assert!(why.contains("0 of 2 tile loads are TMA copies"), "{why}");
     assert_eq!(plain("fused_attention", "noncausal_d64"), None);
 }
+
+/// The epilogue's store: a TMA store of the matmul's `c` in boxes of 128
+/// rows and 64 columns (four bands of the 128x256 tile, two buffers in
+/// turn), element-wise with
+/// `--no-tma-store`, and the reason where a store cannot be one.
+#[test]
+fn explain_says_how_the_epilogue_stores() {
+    let matmul = [
+        "triton-examples/kernels/matmul.py",
+        "--case",
+        "square_8192",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ];
+    let (code, _, stderr) = run(&matmul);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "matmul.py:63:5: epilogue: TMA store of %c (128x256 f16: boxes [128, 64] x1 per band \
+             of 64 columns (4 bands, 2 buffers), swizzle 128B"
+        ),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(&[&matmul[..], &["--no-tma-store"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("epilogue: TMA stores off (--no-tma-store)")
+            && !stderr.contains("TMA store of"),
+        "{stderr}"
+    );
+    assert!(
+        !stdout.contains("desc_store"),
+        "the store stays a pointer store"
+    );
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/batched_matmul.py",
+        "--case",
+        "batch_4_2048",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr
+            .contains("stays element-wise (st.global): the copy has 3 dimensions for a tile of 2"),
+        "{stderr}"
+    );
+}

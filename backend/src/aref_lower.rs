@@ -398,6 +398,7 @@ impl Emitter<'_> {
             self.num_warps = p.num_warps;
             self.copies.push(HashMap::new());
             self.block(region)?;
+            self.drain_tma_stores();
             self.copies.pop();
             (self.partition, self.num_warps) = saved;
             self.indent -= 1;
@@ -482,7 +483,7 @@ impl Emitter<'_> {
         let r = data.results[0];
         let shape = self.ty(r).shape().to_vec();
         let eb = self.scalar_of(r).byte_size();
-        let tmap = self.tensor_map(data.operands[0], smem.w, data.loc)?;
+        let tmap = self.tensor_map(data.operands[0], smem.w, None, data.loc)?;
         let coords: Vec<String> = data.operands[1..]
             .iter()
             .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
@@ -511,8 +512,15 @@ impl Emitter<'_> {
 
     /// The kernel's tensor-map parameter for descriptor `desc` (made by a
     /// host-computable `make_tensor_desc`), boxes of `w` bytes along the
-    /// contiguous dimension.
-    fn tensor_map(&mut self, desc: Value, w: u32, loc: tawa_ir::Loc) -> Res<String> {
+    /// contiguous dimension and, with `rows`, of that many rows instead of
+    /// the descriptor block's (a TMA store's band).
+    pub(super) fn tensor_map(
+        &mut self,
+        desc: Value,
+        w: u32,
+        rows: Option<u32>,
+        loc: tawa_ir::Loc,
+    ) -> Res<String> {
         let f = self.func;
         let not_host = || {
             unsupported(
@@ -524,7 +532,7 @@ impl Emitter<'_> {
             .def_op(desc)
             .filter(|&m| matches!(f.ops[m].kind, OpKind::MakeTensorDesc))
             .ok_or_else(not_host)?;
-        if let Some(name) = self.tensor_map_names.get(&(make, w)) {
+        if let Some(name) = self.tensor_map_names.get(&(make, w, rows)) {
             return Ok(name.clone());
         }
         let Type::TensorDesc { elem, block } = f.ty(desc) else {
@@ -557,6 +565,10 @@ impl Emitter<'_> {
             .collect::<Option<_>>()
             .ok_or_else(not_host)?;
         let (shape, strides) = exprs.split_at(rank);
+        let mut block = block.clone();
+        if let Some(rows) = rows {
+            block[rank - 2] = rows;
+        }
         if let Some(rows) = block[..rank - 1].iter().find(|&&b| b > MAX_BOX) {
             return Err(unsupported(
                 loc,
@@ -575,9 +587,10 @@ impl Emitter<'_> {
             box_extents: std::iter::once(w / elem.byte_size())
                 .chain(block[..rank - 1].iter().rev().copied())
                 .collect(),
-            swizzle_bytes: w,
+            // Rows of 16 bytes are not swizzled.
+            swizzle_bytes: if w >= 32 { w } else { 0 },
         });
-        self.tensor_map_names.insert((make, w), name.clone());
+        self.tensor_map_names.insert((make, w, rows), name.clone());
         Ok(name)
     }
 
@@ -633,6 +646,12 @@ impl Emitter<'_> {
 
 /// Most elements of a TMA box along one dimension.
 pub(super) const MAX_BOX: u32 = 256;
+
+/// The `CUtensorMap` a kernel receives as a `__grid_constant__`
+/// parameter; [`WS_PRELUDE`] starts with it.
+pub(super) const TMAP_TYPE: &str = "
+struct __align__(64) tw_tmap { unsigned long long words[16]; };
+";
 
 /// PTX helpers of the warp-specialized kernels.
 pub(super) const WS_PRELUDE: &str = r#"

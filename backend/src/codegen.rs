@@ -107,6 +107,11 @@ pub struct CodegenOptions {
     /// are contiguous in (`layout_assign::load_anchor`) instead of the
     /// last one. On by default; `TAWA_DISABLE=coalesce` turns it off.
     pub coalesce_loads: bool,
+    /// Write `desc_store`s of host-built descriptors back with TMA stores
+    /// through a shared-memory staging buffer (`tma_store_lower`).
+    /// On by default; `--no-tma-store` turns it off (the stores are then
+    /// element-wise `st.global`), for ablations.
+    pub tma_store: bool,
 }
 
 impl Default for CodegenOptions {
@@ -115,6 +120,7 @@ impl Default for CodegenOptions {
             source_path: None,
             mn_major_operands: true,
             coalesce_loads: true,
+            tma_store: true,
         }
     }
 }
@@ -234,6 +240,7 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
         &axis,
         source.as_deref(),
         opts.mn_major_operands,
+        opts.tma_store,
     )
 }
 

@@ -49,6 +49,8 @@ use tawa_ir::{
 
 #[path = "aref_lower.rs"]
 mod aref_lower;
+#[path = "tma_store_lower.rs"]
+pub mod tma_store_lower;
 
 use crate::axis_info::{vector_width, AxisInfoMap};
 use crate::codegen::CodegenError;
@@ -280,7 +282,7 @@ struct Emitter<'f> {
     views: HashMap<Value, (String, OperandSmem)>,
     /// Host-encoded TMA tensor maps, by `make_tensor_desc` and box width.
     tensor_maps: Vec<crate::codegen::TensorMapParam>,
-    tensor_map_names: HashMap<(Op, u32), String>,
+    tensor_map_names: HashMap<(Op, u32, Option<u32>), String>,
     /// Registers per thread of an even split of the register file over
     /// the CTA (what `setmaxnreg` moves partitions away from).
     kernel_regs: u32,
@@ -292,6 +294,14 @@ struct Emitter<'f> {
     /// `dot_wait {pending = 0}` ops whose wait the loop before them
     /// already emitted, inside its trip guard ([`Emitter::for_loop`]).
     waited_by_loop: std::collections::HashSet<Op>,
+    /// `desc_store`s written back with TMA stores, with their shapes
+    /// ([`tma_store_lower`]); empty with `--no-tma-store`.
+    tma_store_ops: Vec<(Op, tma_store_lower::TmaStoreShape)>,
+    /// Byte offset from `tw_smem_raw` of their staging buffer.
+    tma_store_staging: Option<u32>,
+    /// A TMA store was issued in the partition (or kernel) being emitted
+    /// and is not waited for yet.
+    tma_stores_issued: bool,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -485,6 +495,7 @@ pub fn emit(
     axis: &AxisInfoMap,
     source: Option<&str>,
     mn_major_operands: bool,
+    tma_store: bool,
 ) -> Res<Emitted> {
     let mut e = Emitter {
         func,
@@ -512,6 +523,9 @@ pub fn emit(
         scratch_misuse: false,
         mma_in_flight: false,
         waited_by_loop: Default::default(),
+        tma_store_ops: Vec::new(),
+        tma_store_staging: None,
+        tma_stores_issued: false,
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
         plan_operand_buffers(func, layouts, mn_major_operands);
@@ -519,6 +533,17 @@ pub fn emit(
     if has_arefs(func) {
         (e.rings, e.operand_buffer_bytes) =
             aref_lower::plan_rings(func, layouts, e.operand_buffer_bytes)?;
+    }
+    // The TMA stores' staging buffer follows, 1024-byte aligned for the
+    // 128-byte swizzle, and the scratch area it (the scratch stays free
+    // for other phases while a store still reads the buffer).
+    if tma_store {
+        e.tma_store_ops = tma_store_lower::tma_stores(func, axis);
+        if let Some(bytes) = e.tma_store_ops.iter().map(|(_, s)| s.staging_bytes).max() {
+            let at = e.operand_buffer_bytes.div_ceil(1024) * 1024;
+            e.tma_store_staging = Some(at);
+            e.operand_buffer_bytes = (at + bytes).div_ceil(1024) * 1024;
+        }
     }
     let num_threads = kernel_threads(func);
     // The register file (64K) split evenly, in the multiples of 8 that
@@ -557,6 +582,7 @@ pub fn emit(
         e.operand_buffer_bytes
     ));
     e.block(func.body)?;
+    e.drain_tma_stores();
     if e.scratch_misuse {
         return Err(unsupported(
             Loc::UNKNOWN,
@@ -587,6 +613,9 @@ pub fn emit(
     .unwrap();
     cuda.push_str(PRELUDE);
     let bounds = if e.rings.is_empty() {
+        if e.tma_store_staging.is_some() {
+            cuda.push_str(aref_lower::TMAP_TYPE);
+        }
         num_threads.to_string()
     } else {
         // One CTA per SM: `setmaxnreg` redistributes its register file.
@@ -599,6 +628,9 @@ pub fn emit(
         }
         format!("{num_threads}, 1")
     };
+    if e.tma_store_staging.is_some() {
+        cuda.push_str(tma_store_lower::TMA_STORE_PRELUDE);
+    }
     writeln!(
         cuda,
         "\nextern \"C\" __global__ void __launch_bounds__({bounds}) {}({}) {{",
@@ -1938,6 +1970,9 @@ impl<'f> Emitter<'f> {
     }
 
     fn desc_store(&mut self, op: Op) -> Res<()> {
+        if let Some(shape) = self.tma_store_here(op) {
+            return self.tma_store(op, shape);
+        }
         let f = self.func;
         let data = &f.ops[op];
         let val = data.operands[1];
@@ -3113,7 +3148,9 @@ fn vector_run(layout: &Layout, shape: &[u32], eb: u32) -> u32 {
 /// taller bands mean fewer passes over the registers, each with more warps
 /// writing: on the H100 the 128x256 GEMM epilogue in bands of 64 rows
 /// (32 KiB of data, 33 KiB with padding) made the 8192x8192x1024 GEMM 7%
-/// faster than bands of 32 (`bench/RESULTS.md`).
+/// faster than bands of 32 (`bench/RESULTS.md`). TMA stores stage in the
+/// same budget (`tma_store_lower`), so that turning them off
+/// (`--no-tma-store`) leaves the rings as deep.
 const STAGING_BYTES: u32 = 32 * 1024;
 
 /// The staging index of register `r` of `layout` and the guard before an

@@ -16,7 +16,9 @@
 //! - [`emit_cuda`]: one `__global__` function per kernel: tiles as register
 //!   arrays with compile-time indices, masked vector loads and stores,
 //!   shuffle + shared-memory reductions, WGMMA / `mma.sync` for `dot`,
-//!   layout conversions through shared memory.
+//!   layout conversions through shared memory; its child modules
+//!   `aref_lower` (warp-specialized IR) and `tma_store_lower` (TMA
+//!   stores of `desc_store`s: staging, fence, bulk copies).
 //! - [`codegen`]: the entry point running those three and describing the
 //!   launch (parameters, threads, dynamic shared memory).
 
@@ -34,4 +36,7 @@ pub use tawa_ir::axis_info;
 pub use codegen::{
     cuda_symbol, generate_cuda, shared_memory_bytes, CodegenError, CodegenOptions, HostExpr,
     KernelParam, KernelSource, ParamType, TensorMapParam, MAX_DYN_SMEM_BYTES,
+};
+pub use emit_cuda::tma_store_lower::{
+    store_decision as tma_store_decision, store_shape as tma_store_shape, TmaStoreShape,
 };

@@ -1,17 +1,23 @@
 //! File tests of the warp-specialized lowering (`aref_lower` inside
-//! `emit_cuda`): every `aref_lower/<name>.tir` (warp-specialized tile IR,
-//! as `tawa-rs --emit ws-ir` prints it) goes through `generate_cuda`; the
-//! kernel (from its `__global__` line on) and its launch contract (threads,
-//! shared memory, tensor maps) are compared with the blessed
-//! `aref_lower/<name>.cu`, or, when the backend refuses the input, the
-//! error with `aref_lower/<name>.err`. Bless with
+//! `emit_cuda`) and of its TMA stores (`tma_store_lower`): every
+//! `aref_lower/<name>.tir` and `tma_store_lower/<name>.tir` (tile IR,
+//! warp-specialized as `tawa-rs --emit ws-ir` prints it or not) goes
+//! through `generate_cuda`; the kernel (from its `__global__` line on) and
+//! its launch contract (threads, shared memory, tensor maps) are compared
+//! with the blessed `<name>.cu` beside it, or, when the backend refuses
+//! the input, the error with `<name>.err`. Bless with
 //! `UPDATE_EXPECT=1 cargo test -p tawa-backend --test aref_lower`.
 //!
 //! What to read in a blessed kernel: the partitions' `setmaxnreg`, the
 //! producer's single thread waiting on `empty` with the opposite parity,
 //! `expect_tx` of the slot's bytes and one `tw_tma_2d` per box; the
 //! consumer waiting on `full`, wgmma descriptors into the slot, and lane 0
-//! of each warp arriving on `empty` after the dot's `wait_group`.
+//! of each warp arriving on `empty` after the dot's `wait_group`. In the
+//! TMA stores: thread 0 waiting for the staging buffer's reads, the
+//! swizzled writes, `fence.proxy.async`, one `tw_tma_store_2d` per box of
+//! the band and the commit; the final `wait_group 0`; a `desc_store` whose
+//! tensor map would not encode (`plain_desc_store_unaligned`) stays
+//! element-wise.
 
 use std::fmt::Write;
 use std::fs;
@@ -21,8 +27,11 @@ use expect_test::expect_file;
 use tawa_backend::{generate_cuda, CodegenOptions};
 use tawa_ir::{parse_function, verify_function};
 
-fn input_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/aref_lower");
+/// The inputs of `tests/<dir>`, at least `at_least` of them.
+fn input_files(dir: &str, at_least: usize) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -30,7 +39,7 @@ fn input_files() -> Vec<PathBuf> {
         .collect();
     files.sort();
     assert!(
-        files.len() >= 3,
+        files.len() >= at_least,
         "expected the file tests in {}",
         dir.display()
     );
@@ -39,7 +48,16 @@ fn input_files() -> Vec<PathBuf> {
 
 #[test]
 fn aref_lower_file_tests() {
-    for path in input_files() {
+    file_tests("aref_lower", 3);
+}
+
+#[test]
+fn tma_store_lower_file_tests() {
+    file_tests("tma_store_lower", 3);
+}
+
+fn file_tests(dir: &str, at_least: usize) {
+    for path in input_files(dir, at_least) {
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = fs::read_to_string(&path).unwrap();
         let func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -321,6 +321,81 @@ impl Function {
         }
     }
 
+    /// The pointer parameter that pointer value `v` (a pointer, a tile of
+    /// pointers, a block pointer or a descriptor) addresses from: the
+    /// first operand through pointer arithmetic, shape changes and hints,
+    /// down to a parameter; `None` when it comes from anything else (a
+    /// loaded pointer, a loop-carried one).
+    pub fn pointer_root(&self, v: Value) -> Option<Value> {
+        if self.params.iter().any(|p| p.value == v) {
+            return Some(v);
+        }
+        let data = &self.ops[self.def_op(v)?];
+        match data.kind {
+            OpKind::AddPtr
+            | OpKind::Splat
+            | OpKind::Broadcast
+            | OpKind::ExpandDims { .. }
+            | OpKind::Reshape
+            | OpKind::Trans { .. }
+            | OpKind::Hint { .. }
+            | OpKind::MakeBlockPtr { .. }
+            | OpKind::Advance
+            | OpKind::MakeTensorDesc => self.pointer_root(*data.operands.first()?),
+            _ => None,
+        }
+    }
+
+    /// The first op that may read what `op` wrote through pointer
+    /// parameter `written` and runs after it in program order: a load or
+    /// an atomic later in `op`'s block or in an enclosing one (regions
+    /// included; not a later iteration of an enclosing loop) whose
+    /// pointer does not come from another parameter (kernel arguments
+    /// are distinct tensors). Its location, or `None`.
+    pub fn read_after(&self, op: Op, written: Value) -> Option<Loc> {
+        let may_read = |o: Op| {
+            let data = &self.ops[o];
+            let reads = matches!(
+                data.kind,
+                OpKind::Load { .. }
+                    | OpKind::DescLoad
+                    | OpKind::AtomicRmw { .. }
+                    | OpKind::AtomicCas { .. }
+            );
+            reads
+                && data
+                    .operands
+                    .first()
+                    .and_then(|&p| self.pointer_root(p))
+                    .is_none_or(|root| root == written)
+        };
+        let mut at = op;
+        while let Some(block) = self.block_of(at) {
+            let ops = &self.blocks[block].ops;
+            let after = ops
+                .iter()
+                .position(|&o| o == at)
+                .map_or(ops.len(), |i| i + 1);
+            let mut found = None;
+            for &later in &ops[after..] {
+                let mut visit = |o: Op| {
+                    if found.is_none() && may_read(o) {
+                        found = Some(self.ops[o].loc);
+                    }
+                };
+                visit(later);
+                for &region in &self.ops[later].regions {
+                    self.walk_block(region, &mut visit);
+                }
+            }
+            if found.is_some() {
+                return found;
+            }
+            at = self.blocks[block].parent?;
+        }
+        None
+    }
+
     /// Clones `op`, with its regions, to the end of `block`. Operands are
     /// read through `map` (a value missing from it is used as it is: it is
     /// defined outside what is being cloned); the clone's results and its

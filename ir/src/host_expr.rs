@@ -96,6 +96,45 @@ fn r_paren(e: &HostExpr, param: &dyn Fn(usize) -> String) -> String {
     }
 }
 
+/// Whether tensor descriptor `desc` is made by `make_tensor_desc` from
+/// values the host computes at launch: the descriptors the host can encode
+/// a `CUtensorMap` for (TMA loads and stores).
+pub fn host_descriptor(func: &Function, desc: Value) -> bool {
+    let Some(make) = func.def_op(desc) else {
+        return false;
+    };
+    matches!(func.ops[make].kind, OpKind::MakeTensorDesc)
+        && func.ops[make]
+            .operands
+            .iter()
+            .all(|&v| host_expr(func, v).is_some())
+}
+
+/// Whether `make_tensor_desc` op `make` rebuilds a host `TensorDescriptor`
+/// parameter: the frontend expands a parameter `x` into the parameters
+/// `x_base, x_shape0.., x_stride0..`, in that order, and rebuilds the
+/// descriptor from them (see `triton_examples::LaunchArg::Desc`). Its
+/// innermost stride is 1 by the constructor's contract.
+pub fn from_host_descriptor(func: &Function, make: crate::Op) -> bool {
+    let operands = &func.ops[make].operands;
+    let param_of = |v: Value| func.params.iter().position(|p| p.value == v);
+    let Some(first) = operands.first().and_then(|&v| param_of(v)) else {
+        return false;
+    };
+    let Some(prefix) = func.params[first].name.strip_suffix("_base") else {
+        return false;
+    };
+    let rank = (operands.len() - 1) / 2;
+    operands.iter().enumerate().all(|(i, &v)| {
+        let expected = match i {
+            0 => format!("{prefix}_base"),
+            i if i <= rank => format!("{prefix}_shape{}", i - 1),
+            i => format!("{prefix}_stride{}", i - 1 - rank),
+        };
+        param_of(v) == Some(first + i) && func.params[first + i].name == expected
+    })
+}
+
 /// `v` as a host expression: a parameter (of any type), or an integer
 /// scalar computed from parameters, constants and `num_programs` by `+`,
 /// `-`, `*`, `/`, `max` and widening integer casts; `None` otherwise.

@@ -1046,7 +1046,7 @@ impl<'f> Analyzer<'f> {
                     base,
                     shape: polys(1)?,
                     strides: polys(1 + r)?,
-                    host: is_host_descriptor(func, op),
+                    host: tawa_ir::host_expr::from_host_descriptor(func, op),
                 }))
             }
             OpKind::Load { .. } if rank == 0 => match rty {
@@ -1120,29 +1120,6 @@ impl<'f> Analyzer<'f> {
             }),
         }
     }
-}
-
-/// The frontend expands a host `TensorDescriptor` parameter `x` into the
-/// parameters `x_base, x_shape0.., x_stride0..`, in that order, and
-/// rebuilds the descriptor from them (see `triton_examples::LaunchArg::Desc`).
-fn is_host_descriptor(func: &Function, op: Op) -> bool {
-    let operands = &func.ops[op].operands;
-    let param_of = |v: Value| func.params.iter().position(|p| p.value == v);
-    let Some(first) = operands.first().and_then(|&v| param_of(v)) else {
-        return false;
-    };
-    let Some(prefix) = func.params[first].name.strip_suffix("_base") else {
-        return false;
-    };
-    let rank = (operands.len() - 1) / 2;
-    operands.iter().enumerate().all(|(i, &v)| {
-        let expected = match i {
-            0 => format!("{prefix}_base"),
-            i if i <= rank => format!("{prefix}_shape{}", i - 1),
-            i => format!("{prefix}_stride{}", i - 1 - rank),
-        };
-        param_of(v) == Some(first + i) && func.params[first + i].name == expected
-    })
 }
 
 // ------------------------------------------------------------------ rules

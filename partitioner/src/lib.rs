@@ -25,15 +25,20 @@
 //!   `desc_load`s of descriptors built from their recipes at the top of
 //!   the kernel, the form the partitioner moves and the backend turns
 //!   into `cp.async.bulk.tensor` copies.
+//! - [`tma_store`]: the tile stores the same analysis expresses as a copy
+//!   of the whole tile become `desc_store`s of host-built descriptors,
+//!   which the backend writes back with TMA stores.
 
 pub mod affine;
 pub mod before_base;
 pub mod tma_infer;
 pub mod wrap_proof;
 
-pub use tma_infer::{explain, infer_tma, NotTma, TmaPlan, TmaRecipe};
+pub use tma_infer::{explain, infer_tma, infer_tma_stores, NotTma, TmaPlan, TmaRecipe};
 pub mod partition;
 pub mod tma_lower;
+pub mod tma_store;
 
 pub use partition::{warp_specialize, PartitionError, WsOptions};
 pub use tma_lower::lower_tma_loads;
+pub use tma_store::lower_tma_stores;

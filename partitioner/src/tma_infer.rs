@@ -313,6 +313,36 @@ impl TmaPlan {
 
 /// Decides every load of `func`. `axis` is `tawa_ir::axis_info::analyze(func)`.
 pub fn infer_tma(func: &Function, axis: &AxisInfoMap) -> TmaPlan {
+    decide_all(func, axis, &|data| {
+        let is_tile = data
+            .results
+            .first()
+            .is_some_and(|&r| func.ty(r).is_tensor());
+        is_tile && matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad)
+    })
+}
+
+/// The decision for every store of a tile of `func` (pointer tiles and
+/// block pointers; a descriptor's `desc_store` already is one), in
+/// program order: the same analysis as for loads, the store's pointer
+/// and mask in the place of the load's. `tma_store` decides which of the
+/// recipes become TMA stores.
+pub fn infer_tma_stores(func: &Function, axis: &AxisInfoMap) -> TmaPlan {
+    decide_all(func, axis, &|data| {
+        let is_tile = data
+            .operands
+            .get(1)
+            .is_some_and(|&v| func.ty(v).is_tensor());
+        is_tile && matches!(data.kind, OpKind::Store { .. })
+    })
+}
+
+/// Decides every op of `func` that `candidate` selects, in program order.
+fn decide_all(
+    func: &Function,
+    axis: &AxisInfoMap,
+    candidate: &dyn Fn(&tawa_ir::OpData) -> bool,
+) -> TmaPlan {
     let forms = affine::analyze(func);
     let inference = Inference {
         func,
@@ -323,11 +353,7 @@ pub fn infer_tma(func: &Function, axis: &AxisInfoMap) -> TmaPlan {
     let mut decisions = Vec::new();
     func.walk(&mut |op| {
         let data = &func.ops[op];
-        let is_tile = data
-            .results
-            .first()
-            .is_some_and(|&r| func.ty(r).is_tensor());
-        if is_tile && matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad) {
+        if candidate(data) {
             decisions.push(inference.decide(op).map_err(|reason| NotTma {
                 op,
                 loc: data.loc,
@@ -549,10 +575,46 @@ impl<'f> Inference<'f> {
                     if *has_mask {
                         return Err("a block-pointer load with a mask".into());
                     }
-                    self.block_ptr(op, boundary_check, *padding)?
+                    let shape = func.ty(data.results[0]).shape().to_vec();
+                    self.block_ptr(data.operands[0], &shape, boundary_check, *padding)?
                 }
-                _ => self.pointer_tile(op, *has_mask, *has_other)?,
+                _ => {
+                    let shape = func.ty(data.results[0]).shape().to_vec();
+                    let mask = has_mask.then(|| data.operands[1]);
+                    let other = (*has_mask && *has_other).then(|| data.operands[2]);
+                    self.pointer_tile(data.operands[0], &shape, mask, other)?
+                }
             },
+            OpKind::Store {
+                has_mask,
+                boundary_check,
+                ..
+            } => {
+                let (ptr, val) = (data.operands[0], data.operands[1]);
+                let shape = func.ty(val).shape().to_vec();
+                let g = match func.ty(ptr) {
+                    Type::BlockPtr { .. } => {
+                        if *has_mask {
+                            return Err("a block-pointer store with a mask".into());
+                        }
+                        self.block_ptr(ptr, &shape, boundary_check, Padding::None)?
+                    }
+                    _ => {
+                        let mask = has_mask.then(|| data.operands[2]);
+                        self.pointer_tile(ptr, &shape, mask, None)?
+                    }
+                };
+                // A wrapped row is written at its wrapped place; a TMA
+                // store clips it at the bound instead.
+                if let Some((d, _)) = g.wraps.first() {
+                    return Err(format!(
+                        "dimension {d} of the stored tile has a wrapped (`%`) index: its rows \
+                         past the bound are written at the start again, which a TMA store, \
+                         clipping them, does not do; mask them instead"
+                    ));
+                }
+                g
+            }
             OpKind::DescLoad => {
                 let geometry = self.descriptor(op)?;
                 let desc_rank = geometry.dims.len();
@@ -591,11 +653,17 @@ impl<'f> Inference<'f> {
         ))
     }
 
-    fn pointer_tile(&self, op: Op, has_mask: bool, has_other: bool) -> Result<Geometry, String> {
+    /// A tile of pointers `ptr` of `shape`, with its mask and, for a
+    /// load, what masked-off elements read.
+    fn pointer_tile(
+        &self,
+        ptr: Value,
+        shape: &[u32],
+        mask: Option<Value>,
+        other: Option<Value>,
+    ) -> Result<Geometry, String> {
         let func = self.func;
-        let data = &func.ops[op];
-        let shape = func.ty(data.results[0]).shape().to_vec();
-        let ptr = match self.forms.form(data.operands[0]) {
+        let ptr = match self.forms.form(ptr) {
             Form::Ptr(p) => p.clone(),
             Form::Opaque(why) => {
                 return Err(format!(
@@ -648,8 +716,8 @@ impl<'f> Inference<'f> {
             };
             dims.push(dim);
         }
-        if has_mask {
-            let mask = match self.forms.form(data.operands[1]) {
+        if let Some(mask) = mask {
+            let mask = match self.forms.form(mask) {
                 Form::Mask(m) => m.clone(),
                 Form::Opaque(why) => {
                     return Err(format!(
@@ -688,8 +756,7 @@ impl<'f> Inference<'f> {
                     }
                 }
             }
-            if has_other {
-                let other = data.operands[2];
+            if let Some(other) = other {
                 if !is_positive_zero(func, other) {
                     let shown = constant_of(func, other)
                         .map(tawa_ir::printer::format_const)
@@ -714,16 +781,15 @@ impl<'f> Inference<'f> {
         })
     }
 
+    /// Block pointer `ptr` addressing a tile of `shape`.
     fn block_ptr(
         &self,
-        op: Op,
+        ptr: Value,
+        shape: &[u32],
         boundary_check: &[u32],
         padding: Padding,
     ) -> Result<Geometry, String> {
-        let func = self.func;
-        let data = &func.ops[op];
-        let shape = func.ty(data.results[0]).shape().to_vec();
-        let bp = match self.forms.form(data.operands[0]) {
+        let bp = match self.forms.form(ptr) {
             Form::BlockPtr(b) => b.clone(),
             Form::Opaque(why) => {
                 return Err(format!(

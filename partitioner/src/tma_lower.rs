@@ -28,7 +28,7 @@
 //! [`unchecked_extent`]. The others stay ordinary loads. Descriptor loads
 //! already are what they mean and are left alone.
 
-use tawa_ir::host_expr::{host_expr, HostExpr};
+use tawa_ir::host_expr::{host_descriptor, host_expr, HostExpr};
 use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::affine::{Atom, Poly};
@@ -409,7 +409,7 @@ fn only_dot_operand(func: &Function, load: Op) -> bool {
 }
 
 /// Whether every atom of `p` is a kernel parameter.
-fn over_params(func: &Function, p: &Poly) -> bool {
+pub(crate) fn over_params(func: &Function, p: &Poly) -> bool {
     p.atoms().all(|a| match a {
         Atom::Value(v) => func.params.iter().any(|q| q.value == v),
         _ => false,
@@ -554,7 +554,7 @@ pub fn replace_load(func: &mut Function, load: Op, ops: Vec<Op>, value: Value) -
 /// Appends to `ops` the ops computing `p` as an i64 scalar. `at` is the op
 /// the value is computed for (to find the loops of [`Atom::Iter`] atoms);
 /// `None` at the top of the body, where only parameters are in scope.
-fn materialize(
+pub(crate) fn materialize(
     func: &mut Function,
     p: &Poly,
     at: Option<Op>,
@@ -671,17 +671,7 @@ fn encloses(func: &Function, the_loop: Op, op: Op) -> bool {
 /// `CUtensorMap` encoded at launch.
 pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
     let data = &func.ops[op];
-    if !matches!(data.kind, OpKind::DescLoad) {
-        return false;
-    }
-    let Some(make) = func.def_op(data.operands[0]) else {
-        return false;
-    };
-    matches!(func.ops[make].kind, OpKind::MakeTensorDesc)
-        && func.ops[make]
-            .operands
-            .iter()
-            .all(|&v| host_expr(func, v).is_some())
+    matches!(data.kind, OpKind::DescLoad) && host_descriptor(func, data.operands[0])
 }
 
 /// Whether every `trans` of a `desc_load` that [`lower_tma_loads`] wrote

@@ -75,6 +75,12 @@ pub struct PipelineOptions {
     /// with the tensor core ([`coarse_pipeline`]). On by default;
     /// `--no-coarse-pipeline` turns it off (the ablation baseline).
     pub coarse_pipeline: bool,
+    /// Write tile stores that a TMA store can express back with TMA
+    /// (`tawa_partitioner::tma_store` rewrites them into `desc_store`s,
+    /// the backend stages them in shared memory and issues
+    /// `cp.async.bulk.tensor` stores). On by default; `--no-tma-store`
+    /// keeps every store element-wise (`st.global`), for ablations.
+    pub tma_store: bool,
 }
 
 impl Default for PipelineOptions {
@@ -85,6 +91,7 @@ impl Default for PipelineOptions {
             mma_depth: 0,
             persistent: true,
             coarse_pipeline: true,
+            tma_store: true,
         }
     }
 }
