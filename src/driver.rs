@@ -303,6 +303,10 @@ pub struct Specialized {
     pub schedule: Schedule,
     /// Split into producer and consumer partitions.
     pub warp_specialized: bool,
+    /// Whether code generation may write tile stores with TMA (the
+    /// options' `tma_store`, unless the staging buffer would cost the
+    /// rings a slot).
+    pub tma_store: bool,
 }
 
 impl Specialized {
@@ -314,6 +318,7 @@ impl Specialized {
             func: func.clone(),
             schedule,
             warp_specialized: false,
+            tma_store: true,
         }
     }
 }
@@ -440,12 +445,16 @@ fn warp_specialize_with(
     // when the kernel allows it and the result still specializes.
     let mut persistence = None;
     let mut ws = None;
+    let mut tiled = None;
     if opts.persistent {
-        let mut tiled = func.clone();
-        match tawa_pipeliner::persistent::make_persistent(&mut tiled) {
+        let mut made = func.clone();
+        match tawa_pipeliner::persistent::make_persistent(&mut made) {
             Ok(()) => {
-                check_pass("persistent", &tiled)?;
-                ws = split_or_why(&tiled, opts.tma_store)?.ok();
+                check_pass("persistent", &made)?;
+                ws = split_or_why(&made, opts.tma_store)?.ok();
+                if ws.is_some() {
+                    tiled = Some(made);
+                }
                 persistence = Some(match ws {
                     Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
                                 (parameter `tw_grid_x`), the producer running ahead into the \
@@ -464,8 +473,35 @@ fn warp_specialize_with(
             Err(why) => return Ok(Err(why)),
         },
     };
-    let (mut ws, stores) = ws;
-    let smem = measure_shared_memory(path, &ws, opts.tma_store);
+    let (mut ws, mut stores) = ws;
+    let mut tma_store = opts.tma_store;
+    let mut smem = measure_shared_memory(path, &ws, tma_store);
+    // A TMA store's staging buffer is shared memory the rings cannot
+    // have: where it would cost the ring a slot it needs (attention's O,
+    // stored once after a long loop), the stores stay element-wise.
+    if tma_store {
+        let base = tiled.as_ref().unwrap_or(func);
+        let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
+        if let (Some(with), Ok(Ok((plain, _)))) = (smem, split_or_why(base, false)) {
+            let without = measure_shared_memory(path, &plain, false);
+            if let Some(without) = without {
+                if with.max_depth() < want.min(without.max_depth()) {
+                    stores = vec![(
+                        tawa_ir::Loc::UNKNOWN,
+                        format!(
+                            "epilogue: stores stay element-wise: a TMA store's staging buffer \
+                             would leave room for {} ring slot(s) instead of {}",
+                            with.max_depth(),
+                            want.min(without.max_depth())
+                        ),
+                    )];
+                    ws = plain;
+                    smem = Some(without);
+                    tma_store = false;
+                }
+            }
+        }
+    }
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
@@ -479,6 +515,7 @@ fn warp_specialize_with(
         func: ws,
         schedule,
         warp_specialized: true,
+        tma_store,
     }))
 }
 
@@ -538,6 +575,7 @@ fn software_pipeline_with(
                 func: split,
                 schedule,
                 warp_specialized: false,
+                tma_store: opts.tma_store,
             }))
         }
         tawa_pipeliner::Pipelined::No(why) => Ok(Err(why)),
@@ -809,7 +847,7 @@ pub fn compile_to_cuda(
 ) -> Result<CudaKernel, Failure> {
     let specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
-    let tma_store = ws.is_none_or(|o| o.tma_store);
+    let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
     let kernel = generate_cuda(path, source, &specialized.func, tma_store, color)?;
     Ok(CudaKernel {
         source: kernel,
