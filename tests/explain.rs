@@ -207,3 +207,70 @@ fn explain_says_how_the_epilogue_stores() {
         "{stderr}"
     );
 }
+
+/// A TMA store's staging buffer is shared memory the ring cannot have:
+/// with a 32 KiB operand kept outside the loop and 64 KiB slots, staging
+/// the 128x256 output would leave room for 2 slots where num_stages asks
+/// for 3, so the store stays element-wise; at 2 stages it is a TMA store.
+#[test]
+fn a_tma_store_never_costs_the_ring_a_slot() {
+    let source = r#"import triton
+import triton.language as tl
+
+
+@triton.jit
+def q_times_b(q_ptr, b_ptr, o_ptr, M, N,
+              BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    q_desc = tl.make_tensor_descriptor(q_ptr, shape=[M, BK], strides=[BK, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[N, BN], strides=[BN, 1], block_shape=[BK, BN])
+    o_desc = tl.make_tensor_descriptor(o_ptr, shape=[M, BN], strides=[BN, 1], block_shape=[BM, BN])
+    q = q_desc.load([pid * BM, 0])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in range(0, N, BK):
+        b = b_desc.load([j, 0])
+        acc = tl.dot(q, b, acc)
+    o_desc.store([pid * BM, 0], acc.to(tl.float16))
+"#;
+    let dir = std::env::temp_dir().join(format!("tawa-explain-staging-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("q_times_b.py");
+    std::fs::write(&file, source).unwrap();
+    let file = file.display().to_string();
+    let compile = |stages: &str| {
+        run(&[
+            &file,
+            "--signature",
+            "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, 128, 128, 256",
+            "--num-warps",
+            "8",
+            "--num-stages",
+            stages,
+            "--emit",
+            "cuda",
+            "--explain",
+        ])
+    };
+    let (code, cuda, stderr) = compile("3");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("aref %ring: depth 3")
+            && stderr.contains(
+                "epilogue: stores stay element-wise: a TMA store's staging buffer would leave \
+                 room for 2 ring slot(s) instead of 3"
+            ),
+        "{stderr}"
+    );
+    assert!(
+        !cuda.contains("cp.async.bulk.tensor.2d.global.shared"),
+        "a TMA store"
+    );
+    let (code, cuda, stderr) = compile("2");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("epilogue: TMA store of"), "{stderr}");
+    assert!(
+        cuda.contains("cp.async.bulk.tensor.2d.global.shared"),
+        "no TMA store"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
