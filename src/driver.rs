@@ -479,20 +479,22 @@ fn warp_specialize_with(
     // A TMA store's staging buffer is shared memory the rings cannot
     // have: where it would cost the ring a slot it needs (attention's O,
     // stored once after a long loop), the stores stay element-wise.
-    if tma_store {
-        let base = tiled.as_ref().unwrap_or(func);
-        let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
-        if let (Some(with), Ok(Ok((plain, _)))) = (smem, split_or_why(base, false)) {
-            let without = measure_shared_memory(path, &plain, false);
-            if let Some(without) = without {
-                if with.max_depth() < want.min(without.max_depth()) {
+    // The split without TMA stores is made only when the ring falls short
+    // with them (most kernels reach their depth either way).
+    let base = tiled.as_ref().unwrap_or(func);
+    let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
+    let short = smem.filter(|with| tma_store && with.max_depth() < want);
+    if let Some(with) = short {
+        if let Ok(Ok((plain, _))) = split_or_why(base, false) {
+            if let Some(without) = measure_shared_memory(path, &plain, false) {
+                let room = want.min(without.max_depth());
+                if with.max_depth() < room {
                     stores = vec![(
                         tawa_ir::Loc::UNKNOWN,
                         format!(
                             "epilogue: stores stay element-wise: a TMA store's staging buffer \
-                             would leave room for {} ring slot(s) instead of {}",
-                            with.max_depth(),
-                            want.min(without.max_depth())
+                             would leave room for {} ring slot(s) instead of {room}",
+                            with.max_depth()
                         ),
                     )];
                     ws = plain;
