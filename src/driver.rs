@@ -854,10 +854,32 @@ pub fn compile_to_cuda(
     ws: Option<&PipelineOptions>,
     color: bool,
 ) -> Result<CudaKernel, Failure> {
-    let specialized =
+    let mut specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
-    let kernel = generate_cuda(path, source, &specialized.func, tma_store, color)?;
+    let opts = codegen_options(path, tma_store)?;
+    let kernel = match tawa_backend::generate_cuda(&specialized.func, &opts) {
+        // The pipeliner cannot see every barrier the backend writes (an
+        // operand staged through shared memory): where one falls inside a
+        // ping-pong turn, the kernel goes without turns.
+        Err(e)
+            if e.message
+                .starts_with(tawa_backend::emit_cuda::BARRIER_IN_TURN) =>
+        {
+            tawa_pipeliner::pingpong::remove_turns(&mut specialized.func);
+            check_pass("the pipeliner", &specialized.func)?;
+            specialized.schedule.note(
+                e.loc,
+                format!(
+                    "loop: ping-pong undone: the backend writes {}, which would hang",
+                    tawa_backend::emit_cuda::BARRIER_IN_TURN
+                ),
+            );
+            tawa_backend::generate_cuda(&specialized.func, &opts)
+        }
+        other => other,
+    }
+    .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))?;
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,

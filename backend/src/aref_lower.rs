@@ -304,6 +304,9 @@ fn buffer_smem(
 impl Emitter<'_> {
     /// A barrier over the threads of the code being emitted.
     pub(super) fn partition_barrier(&mut self) -> bool {
+        if let Some(take) = self.turn_held {
+            self.barrier_in_turn.get_or_insert(take);
+        }
         match self.partition {
             Some(p) => {
                 self.line(format!(
@@ -459,6 +462,7 @@ impl Emitter<'_> {
                 "internal: a turn op outside a partition that takes turns",
             ));
         };
+        self.turn_held = take.then_some(self.func.ops[op].loc);
         let (inst, id) = if take {
             ("bar.sync", format!("{first} + (warp >> 2)"))
         } else {

@@ -111,6 +111,23 @@ pub fn pingpong(func: &mut Function, schedule: &mut Schedule) {
     }
 }
 
+/// Takes every turn op out of `func`: the backend found a barrier over
+/// both warpgroups inside a turn (an operand it must stage through shared
+/// memory), where the turns would hang the kernel.
+pub fn remove_turns(func: &mut Function) {
+    let mut turns = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::TurnTake | OpKind::TurnPass) {
+            turns.push(op);
+        }
+    });
+    for op in turns {
+        if let Some(block) = func.block_of(op) {
+            func.blocks[block].ops.retain(|&o| o != op);
+        }
+    }
+}
+
 /// What [`pingpong`] makes of one loop.
 enum Plan {
     /// No async `dot` at the top of the body: nothing to take turns for.
