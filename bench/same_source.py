@@ -455,7 +455,14 @@ def speed_ratio(x_ms, y_ms):
     return None
 
 
-def bench_case(torch, spec, plan, kernels, descriptor_types, opts):
+def constexpr_values(plan, package):
+    """The case's constexprs as one side passes them: `{ py = "tl.float16" }`
+    evaluated against that side's package (`triton` or `tawa`)."""
+    return {k: eval(v["py"], {"__builtins__": {}, "triton": package, "tl": package.language})  # noqa: S307
+            if isinstance(v, dict) else v for k, v in plan["constexprs"].items()}
+
+
+def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
     """One case: check each side, time those that passed. The row for the
     JSON and the table."""
     row = {"case": plan["name"], "sizes": plan["sizes"], "grid": list(plan["grid"]),
@@ -476,7 +483,8 @@ def bench_case(torch, spec, plan, kernels, descriptor_types, opts):
         try:
             args = launch_args(torch, plan, tensors, descriptor_types[side], keep)
             call = kernel[plan["grid"]]
-            kw = dict(plan["constexprs"], num_warps=plan["num_warps"], num_stages=plan["num_stages"])
+            kw = dict(constexpr_values(plan, packages[side]), num_warps=plan["num_warps"],
+                      num_stages=plan["num_stages"])
             launch = (lambda call=call, args=args, kw=kw: call(*args, **kw))
             reset_outputs(torch, plan, tensors)
             t0 = time.time()
@@ -543,6 +551,7 @@ def run(opts):
     import triton
     from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
     import tawa
+    from tawa import _tawa  # the extension: its version is the compiler's
     from tawa.tools.tensor_descriptor import TensorDescriptor as TawaDescriptor
 
     if not torch.cuda.is_available():
@@ -568,13 +577,14 @@ def run(opts):
     env = {
         "device": torch.cuda.get_device_name(), "torch_version": torch.__version__,
         "triton_version": triton.__version__,
-        "tawa_version": getattr(getattr(tawa, "_tawa", None), "__version__", tawa.__version__),
+        "tawa_version": _tawa.__version__,
     }
     failed = False
     for case in cases:
         try:
             plan = plan_case(spec, case)
-            row = bench_case(torch, spec, plan, kernels, {"tawa": TawaDescriptor, "triton": TritonDescriptor}, opts)
+            row = bench_case(torch, spec, plan, kernels, {"tawa": tawa, "triton": triton},
+                             {"tawa": TawaDescriptor, "triton": TritonDescriptor}, opts)
         except Exception as e:  # noqa: BLE001 - e.g. no reference for this example
             traceback.print_exc()
             row = {"case": case["name"], "error": _err(e)}

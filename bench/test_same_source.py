@@ -123,6 +123,17 @@ class Plans(unittest.TestCase):
         with self.assertRaises(SystemExit):
             ss.select_cases(spec, ["no_such_case"], [])
 
+    def test_raw_constexprs_evaluate_against_the_side(self):
+        class Language:
+            float16 = "the side's fp16"
+
+        class Package:
+            language = Language
+
+        plan = {"constexprs": {"B": 64, "ACT": "", "DT": {"py": "tl.float16"}}}
+        self.assertEqual(ss.constexpr_values(plan, Package),
+                         {"B": 64, "ACT": "", "DT": "the side's fp16"})
+
     def test_unknown_tensor_is_an_error(self):
         spec = ss.load_spec(os.path.join(EXAMPLES, "matmul.toml"))
         case = dict(spec["case"][0])
