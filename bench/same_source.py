@@ -245,19 +245,30 @@ def _is_jit(decorator) -> bool:
 
 def kernel_source(text, use_tawa, path="<kernel>"):
     """The module both sides compile: the file's `@jit` functions, their
-    text as written, each with `@triton.jit` as its only decorator, after
-    the two imports (`triton` or `tawa as triton`). Returns the text and
-    the names of the functions."""
+    text as written and on the lines where they are written (so that
+    messages and the generated code's comments point into the original
+    file), each with `@triton.jit` as its only decorator, and the two
+    imports (`triton` or `tawa as triton`) on the first two lines; every
+    other line is blank. Returns the text and the names of the functions."""
     tree = ast.parse(text, path)
     lines = text.splitlines(keepends=True)
-    body, names = [], []
+    out = ["\n"] * len(lines)
+    names = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and any(_is_jit(d) for d in node.decorator_list):
-            # `node.lineno` is the `def` line; the decorators (one may span
-            # lines, as a tutorial's autotune list does) are above it.
-            body.append("\n\n@triton.jit\n" + "".join(lines[node.lineno - 1:node.end_lineno]))
+            # `node.lineno` is the `def` line; its decorators (one may span
+            # lines, as a tutorial's autotune list does) are above it, and
+            # the first of them becomes the only one.
+            out[node.decorator_list[0].lineno - 1] = "@triton.jit\n"
+            for i in range(node.lineno - 1, node.end_lineno):
+                out[i] = lines[i] if lines[i].endswith("\n") else lines[i] + "\n"
             names.append(node.name)
-    text = "import triton\nimport triton.language as tl\n" + "".join(body)
+    head = ["import triton\n", "import triton.language as tl\n"]
+    if out[:2] == ["\n", "\n"]:
+        out[:2] = head
+    else:  # a kernel on the file's first lines: one line later, then
+        out = head + out
+    text = "".join(out)
     if use_tawa:
         # The imports switched as the package's tutorial runner switches them.
         text, _ = RUNNER.rewrite(text)

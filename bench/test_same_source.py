@@ -188,6 +188,18 @@ host()
         self.assertNotIn("host", tri)
         self.assertNotIn("torch", tri)
         self.assertEqual(tri.count("@triton.jit\n"), 2)
+        # Every kept line where it was in the file.
+        original = self.TEXT.splitlines()
+        for i, line in enumerate(tri.splitlines()):
+            if line.strip() and not line.startswith(("import ", "@triton.jit")):
+                self.assertEqual(line, original[i])
+        at = original.index("def kernel(x_ptr, n,  # a comment kept")
+        self.assertEqual(tri.splitlines()[at], original[at])
+
+    def test_a_kernel_on_the_first_line_moves_one_line_down(self):
+        src, names = ss.kernel_source("@triton.jit\ndef k(x):\n    pass", False)
+        self.assertEqual(names, ["k"])
+        self.assertEqual(src, "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x):\n    pass\n")
 
     def test_every_example_extracts_its_kernel(self):
         for py in sorted(glob.glob(os.path.join(EXAMPLES, "*.py"))):
