@@ -559,17 +559,27 @@ def summary_line(row):
 
 def run(opts):
     import torch
-    import triton
-    from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
-    import tawa
-    from tawa import _tawa  # the extension: its version is the compiler's
-    from tawa.tools.tensor_descriptor import TensorDescriptor as TawaDescriptor
 
     if not torch.cuda.is_available():
         raise SystemExit("same_source.py: no CUDA GPU is visible to PyTorch")
-    # Device-side descriptors (`tl.make_tensor_descriptor`) need Triton's
-    # global scratch; tawa builds their tensor maps on the host.
-    triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    # Only the sides asked for are imported: `--sides triton,cublas` needs
+    # no tawa wheel.
+    packages, descriptors, env = {}, {}, {
+        "device": torch.cuda.get_device_name(), "torch_version": torch.__version__}
+    if "triton" in opts.sides:
+        import triton
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        packages["triton"], descriptors["triton"] = triton, TensorDescriptor
+        env["triton_version"] = triton.__version__
+        # Device-side descriptors (`tl.make_tensor_descriptor`) need
+        # Triton's global scratch; tawa builds their tensor maps on the host.
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    if "tawa" in opts.sides:
+        import tawa
+        from tawa import _tawa  # the extension: its version is the compiler's
+        from tawa.tools.tensor_descriptor import TensorDescriptor
+        packages["tawa"], descriptors["tawa"] = tawa, TensorDescriptor
+        env["tawa_version"] = _tawa.__version__
     cases_path = opts.cases_file or cases_file_for(opts.example)
     spec = load_spec(cases_path)
     cases = select_cases(spec, opts.case, opts.tag or (["large"] if not opts.case else []))
@@ -585,17 +595,11 @@ def run(opts):
                 traceback.print_exc()
                 kernels[side] = _err(e)
     label = opts.label or os.path.basename(opts.example)[:-3]
-    env = {
-        "device": torch.cuda.get_device_name(), "torch_version": torch.__version__,
-        "triton_version": triton.__version__,
-        "tawa_version": _tawa.__version__,
-    }
     failed = False
     for case in cases:
         try:
             plan = plan_case(spec, case)
-            row = bench_case(torch, spec, plan, kernels, {"tawa": tawa, "triton": triton},
-                             {"tawa": TawaDescriptor, "triton": TritonDescriptor}, opts)
+            row = bench_case(torch, spec, plan, kernels, packages, descriptors, opts)
         except Exception as e:  # noqa: BLE001 - e.g. no reference for this example
             traceback.print_exc()
             row = {"case": case["name"], "error": _err(e)}
