@@ -19,6 +19,8 @@ depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
 not persistent (`--no-persistent`; the warp-specialized points are persistent, the default);
 and without coarse pipelining (`--no-coarse-pipeline`: the same as the
 defaults on a kernel with one dot a loop, the baseline of attention's);
+and without ping-pong between the consumer warpgroups (`--no-pingpong`;
+GEMM loops take no turns, so only attention-like kernels differ);
 and the epilogue's stores element-wise instead of TMA stores (`--no-tma-store`; the
 other points store with TMA where the store allows it, the default).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
@@ -51,6 +53,7 @@ POINTS = [
     ("ws-defaults", "ws, defaults", []),
     ("ws-no-persistent", "ws, not persistent", ["--no-persistent"]),
     ("ws-no-coarse", "ws, no coarse pipeline", ["--no-coarse-pipeline"]),
+    ("ws-no-pingpong", "ws, no ping-pong", ["--no-pingpong"]),
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
 ]
 

@@ -200,6 +200,14 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_coarse_pipeline: bool,
 
+    /// Let the two warpgroups of a consumer partition issue their
+    /// tensor-core groups at the same time instead of taking turns
+    /// (named barriers) where the loop computes beside them: the ablation
+    /// baseline of ping-pong scheduling (FlashAttention-3's warpgroup
+    /// scheduling, on by default for such loops; `--explain` says where).
+    #[arg(long)]
+    pub no_pingpong: bool,
+
     /// Write every tile store element by element (`st.global` from
     /// registers) instead of staging the tile in shared memory and
     /// storing it with TMA (`cp.async.bulk.tensor`), which is the default
@@ -220,6 +228,7 @@ impl PipelineFlags {
             mma_depth: self.mma_depth,
             persistent: !self.no_persistent,
             coarse_pipeline: !self.no_coarse_pipeline,
+            pingpong: !self.no_pingpong,
             tma_store: !self.no_tma_store,
         }
     }

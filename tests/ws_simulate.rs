@@ -46,10 +46,11 @@ const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 /// `software_pipeline` does not do yet; a K loop nested in a tile loop is
 /// pipelined within each tile), and tutorial 06, whose producer loop
 /// carries its own offsets.
-const NOT_SOFTWARE_PIPELINED: [&str; 3] = [
+const NOT_SOFTWARE_PIPELINED: [&str; 4] = [
     "06-fused-attention",
     "fused_attention/causal_d64",
     "fused_attention/causal_d128",
+    "fused_attention/causal_ragged_two_warpgroups",
 ];
 
 /// Examples whose consumer loops the driver coarse-pipelines
@@ -225,6 +226,15 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                         coarse_pipelined(&ws),
                         COARSE_PIPELINED.contains(&name),
                         "{how}: coarse pipelining"
+                    );
+                    // Two consumer warpgroups take turns in a
+                    // coarse-pipelined loop (`tawa_pipeliner::pingpong`),
+                    // which the simulator runs as one thread each.
+                    let turns = count_ops(&ws, |k| matches!(k, OpKind::TurnTake));
+                    assert_eq!(
+                        turns > 0,
+                        coarse_pipelined(&ws) && plain.attrs.num_warps >= 8,
+                        "{how}: ping-pong turns"
                     );
                 }
                 checked += simulate_against(&module, &ex.spec, case, ws, &expected, &how);
@@ -416,6 +426,7 @@ fn fused_attention() {
             "causal_d64",
             "noncausal_d128",
             "causal_d128",
+            "causal_ragged_two_warpgroups",
             "noncausal_bnhd_d64",
         ],
     );

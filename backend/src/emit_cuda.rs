@@ -1209,6 +1209,8 @@ impl<'f> Emitter<'f> {
             OpKind::ArefPut => self.aref_put(op),
             OpKind::ArefGet => self.aref_get(op),
             OpKind::ArefConsumed => self.aref_consumed(op),
+            OpKind::TurnTake => self.turn(op, true),
+            OpKind::TurnPass => self.turn(op, false),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.

@@ -1166,6 +1166,11 @@ impl<'a> Parser<'a> {
                 _ => return Err(unknown(self)),
             },
             "debug_barrier" => no_sub(self, OpKind::DebugBarrier)?,
+            "turn" => match sub {
+                Some("take") => OpKind::TurnTake,
+                Some("pass") => OpKind::TurnPass,
+                _ => return Err(unknown(self)),
+            },
             "print" => {
                 let prefix = a.take_str(self, "prefix")?.unwrap_or_default();
                 let hex = a.take_flag(self, "hex")?;

@@ -159,6 +159,8 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::ArefConsumed => "aref.consumed".into(),
         OpKind::WarpSpecialize { .. } => "ws".into(),
         OpKind::DebugBarrier => "debug_barrier".into(),
+        OpKind::TurnTake => "turn.take".into(),
+        OpKind::TurnPass => "turn.pass".into(),
         OpKind::Print { .. } => "print".into(),
         OpKind::Assert { .. } => "assert".into(),
     }
