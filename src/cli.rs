@@ -180,7 +180,7 @@ pub struct PipelineFlags {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub mma_depth: u32,
 
-    /// Make a warp-specialized kernel with a one-axis grid persistent: one
+    /// Make a warp-specialized kernel with a grid over x, or x and y, persistent: one
     /// program per SM walks the tiles, so that the producer loads the next
     /// tile during the epilogue of the last. The default; the flag only
     /// says so (ablation scripts name both settings).

@@ -451,17 +451,24 @@ fn warp_specialize_with(
         match tawa_pipeliner::persistent::make_persistent(&mut made) {
             Ok(()) => {
                 check_pass("persistent", &made)?;
-                ws = split_or_why(&made, opts.tma_store)?.ok();
+                let params = match &made.attrs.grid_param_y {
+                    Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
+                    None => "tiles (parameter `tw_grid_x`)".to_string(),
+                };
+                let split = split_or_why(&made, opts.tma_store)?;
+                persistence = Some(match &split {
+                    Ok(_) => format!(
+                        "kernel: persistent: one program per SM walks the grid's {params}, the \
+                         producer running ahead into the next tile"
+                    ),
+                    Err(why) => {
+                        format!("kernel: not persistent: the tile loop does not split: {why}")
+                    }
+                });
+                ws = split.ok();
                 if ws.is_some() {
                     tiled = Some(made);
                 }
-                persistence = Some(match ws {
-                    Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
-                                (parameter `tw_grid_x`), the producer running ahead into the \
-                                next tile"
-                        .to_string(),
-                    None => "kernel: not persistent: nothing to specialize".to_string(),
-                });
             }
             Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
         }

@@ -666,6 +666,7 @@ impl<'a> Parser<'a> {
                 f.attrs.constexprs = c;
             }
             f.attrs.grid_param = a.take_str(self, "grid_param")?;
+            f.attrs.grid_param_y = a.take_str(self, "grid_param_y")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

@@ -3,7 +3,8 @@
 //! It checks, for each function:
 //!
 //! 1. Parameters are exactly the body block's arguments, in order, and the
-//!    body has no parent op; a `grid_param` attribute names an `i32`
+//!    body has no parent op; a `grid_param` (and `grid_param_y`, only
+//!    with it) attribute names an `i32`
 //!    parameter.
 //! 2. Every block reachable from the body is the region of exactly one op,
 //!    and its `parent` is that op; ops without regions are not `for`/`if`/
@@ -220,14 +221,21 @@ impl Verifier<'_> {
         if body.parent.is_some() {
             self.error(None, "the body block has a parent op");
         }
-        if let Some(name) = &f.attrs.grid_param {
+        for (attr, name) in [
+            ("grid_param", &f.attrs.grid_param),
+            ("grid_param_y", &f.attrs.grid_param_y),
+        ] {
+            let Some(name) = name else { continue };
             let i32_param = f.params.iter().any(|p| {
                 p.name == *name
                     && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
             });
             if !i32_param {
-                self.error(None, format!("grid_param `{name}` is not an i32 parameter"));
+                self.error(None, format!("{attr} `{name}` is not an i32 parameter"));
             }
+        }
+        if f.attrs.grid_param_y.is_some() && f.attrs.grid_param.is_none() {
+            self.error(None, "grid_param_y without grid_param");
         }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
