@@ -10,7 +10,10 @@
 # Triton tutorials, for tutorial 03's unmodified source; default
 # ./upstream; skipped with a status line when absent), ONLY (a regular
 # expression on the run names below, e.g. "matmul|linear"),
-# EXAMPLE_TIMEOUT (seconds per example process, default 120).
+# EXAMPLE_TIMEOUT (seconds per example process, default 120), BUDGET
+# (seconds for all of them, default 540, under the device tool's 10
+# minutes a command: an example that would start past it is skipped, and
+# a running one is stopped at it, so that the table is always written).
 set -uo pipefail
 out=${1:-same-source}
 mkdir -p "$out"
@@ -57,10 +60,16 @@ for r in "${runs[@]}"; do
   args=(--label "$name" --iters "${ITERS:-30}" --json "$jsonl")
   [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
   for c in $cases; do args+=(--case "$c"); done
-  echo "== $name ($((SECONDS - started)) s)" >> "$log"
+  left=$(( ${BUDGET:-540} - (SECONDS - started) ))
+  if [ "$left" -le 10 ]; then
+    status "$name skipped: the session's budget (BUDGET=${BUDGET:-540} s) is spent"
+    continue
+  fi
+  limit=$(( left < ${EXAMPLE_TIMEOUT:-120} ? left : ${EXAMPLE_TIMEOUT:-120} ))
+  echo "== $name ($((SECONDS - started)) s, at most $limit s)" >> "$log"
   # One process per example: a kernel that faults takes its CUDA context
   # with it, not the other examples' measurements.
-  timeout "${EXAMPLE_TIMEOUT:-120}" python3 bench/same_source.py "$file" "${args[@]}" >> "$log" 2>&1
+  timeout "$limit" python3 bench/same_source.py "$file" "${args[@]}" >> "$log" 2>&1
   status "$name rc=$?"
 done
 echo "== $((SECONDS - started)) s in all" >> "$log"
