@@ -17,7 +17,7 @@ The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
   backend forced (flash attention where cuDNN is not available; the table
   says which), and Triton running the tutorial's `_attn_fwd` as the
   tutorial launches it on this GPU (`@triton.jit` functions taken from the
-  file's source, as `bench/triton_same_source.py` does; on Hopper
+  file's source, as `bench/same_source.py` does; on Hopper
   warp-specialized with device-side descriptors, or not with host
   `TensorDescriptor`s), with the best of the tutorial's configurations for
   the shape (`--triton-configs quick`: BLOCK_M 128, BLOCK_N 64/128, 3
@@ -95,7 +95,7 @@ def import_gpu_stack():
     if not torch.cuda.is_available():
         die("no CUDA GPU is visible to PyTorch")
     sys.path.insert(0, HERE)
-    from triton_same_source import load_kernel, time_interleaved
+    from same_source import load_kernel, time_interleaved
     return torch, triton, load_kernel, time_interleaved
 
 
