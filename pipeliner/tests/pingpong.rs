@@ -10,8 +10,8 @@ mod common;
 use std::fs;
 
 use expect_test::expect_file;
-use tawa_ir::{parse_function, verify_function};
-use tawa_pipeliner::pingpong::pingpong;
+use tawa_ir::{parse_function, print_function, verify_function};
+use tawa_pipeliner::pingpong::{pingpong, remove_turns};
 use tawa_pipeliner::Schedule;
 
 #[test]
@@ -26,4 +26,25 @@ fn pingpong_file_tests() {
         let out = common::scheduled_output(&name, &func, &schedule);
         expect_file![path.with_extension("out")].assert_eq(&out);
     }
+}
+
+/// `remove_turns` (the driver's fallback when the backend finds a barrier
+/// inside a turn) gives back the loop as it was before `pingpong`.
+#[test]
+fn removing_the_turns_restores_the_input() {
+    let path = common::input_files("pingpong")
+        .into_iter()
+        .find(|p| {
+            p.file_stem()
+                .is_some_and(|s| s == "attention_two_warpgroups")
+        })
+        .unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    let before = parse_function(&text).unwrap();
+    let mut func = before.clone();
+    pingpong(&mut func, &mut Schedule::default());
+    assert_ne!(print_function(&func), print_function(&before));
+    remove_turns(&mut func);
+    verify_function(&func).unwrap();
+    assert_eq!(print_function(&func), print_function(&before));
 }
