@@ -38,8 +38,11 @@
 //!
 //! Kernels it leaves alone, with the reason: grids over z (`program_id`
 //! or `num_programs` of z), kernels that stride over programs themselves
-//! (`num_programs` of x or y), and kernels that have a `grid_param`
-//! already.
+//! (`num_programs` of x or y), kernels that have a `grid_param` already,
+//! and kernels with a loop whose bounds depend on the program id (causal
+//! attention: its tiles take different times, and a fixed stride gives
+//! some SMs more of the long ones than the hardware's block scheduler,
+//! which starts a program wherever one finished, would).
 
 use tawa_ir::{Axis, BinaryOp, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type};
 
@@ -70,6 +73,14 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     });
     if let Some(r) = reason {
         return Err(r.into());
+    }
+    if let Some(l) = loop_bounded_by_program_id(func) {
+        return Err(format!(
+            "the loop at {}:{} runs a different number of iterations in each program (its \
+             bounds depend on the program id, as causal attention's do): the GPU's block \
+             scheduler balances such tiles better than a fixed stride over them",
+            func.ops[l].loc.line, func.ops[l].loc.col
+        ));
     }
     for name in [GRID_PARAM, GRID_PARAM_Y] {
         if func.params.iter().any(|p| p.name == name) {
@@ -168,6 +179,34 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     Ok(())
 }
 
+/// A `for` loop whose bounds or step depend on a program id, if any:
+/// its tiles take different times, which a fixed stride over them
+/// distributes unevenly (one SM gets the long ones).
+fn loop_bounded_by_program_id(func: &Function) -> Option<tawa_ir::Op> {
+    let mut from_pid: std::collections::HashSet<tawa_ir::Value> = Default::default();
+    let mut found = None;
+    // Program order: a value's definition is visited before its uses
+    // (values carried by loops keep what their inits and yields give, which
+    // one pass over-approximates well enough for bounds).
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if found.is_some() {
+            return;
+        }
+        if let OpKind::For(_) = data.kind {
+            if data.operands[..3].iter().any(|v| from_pid.contains(v)) {
+                found = Some(op);
+            }
+        }
+        let tainted = matches!(data.kind, OpKind::ProgramId(_))
+            || data.operands.iter().any(|v| from_pid.contains(v));
+        if tainted && data.regions.is_empty() {
+            from_pid.extend(data.results.iter().copied());
+        }
+    });
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +250,17 @@ mod tests {
         // The launch contract reads back from the text.
         let again = parse_function(&print_function(&f)).unwrap();
         assert_eq!(again.attrs.grid_param_y.as_deref(), Some(GRID_PARAM_Y));
+    }
+
+    #[test]
+    fn tiles_of_different_lengths_stay_one_program_each() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %c0 = constant 0 : i32\n  %c1 = constant 1 : i32\n  \
+             %hi = add %x, %c1 : i32\n  for %i: i32 = %c0 to %hi step %c1 {\n    \
+             %q = addptr %p, %i : ptr<i32>\n    store %q, %x\n    yield\n  }\n",
+        );
+        let err = make_persistent(&mut f).unwrap_err();
+        assert!(err.contains("bounds depend on the program id"), "{err}");
     }
 
     #[test]
