@@ -20,7 +20,7 @@
 //!   MN-major otherwise, in `w`-byte swizzle atoms — which is exactly what
 //!   a TMA copy with the `w`-byte swizzle writes, box after box.
 //! - **put** (producer): every buffer must come from a `desc_load` of a
-//!   descriptor the host builds (`tma_lower`); the load itself emits
+//!   descriptor (`tma_lower`); the load itself emits
 //!   nothing. One thread waits on `empty[s]` with parity `((i / D) & 1) ^
 //!   1`, arrives on `full[s]` with `expect_tx` of the slot's bytes, and
 //!   issues one `cp.async.bulk.tensor` per box (2-D, or up to 5-D for a
@@ -29,6 +29,12 @@
 //!   engine completes the phase. A partition that also gets from the ring (the op's only
 //!   one) reconverges its warps with `__syncwarp` after the put: the
 //!   `.aligned` wgmma that follows needs every lane.
+//! - **Tensor maps built on the device.** A descriptor whose base,
+//!   extents or strides the producer computes (loaded from a pointer
+//!   array) has no map the host can encode: the host encodes a template
+//!   (element type, box, swizzle) and the issuing thread rebuilds the map
+//!   in its program's slot of a global workspace before the copies that
+//!   need it, only when its values changed (`Emitter::device_map_update`).
 //! - **get** (consumer): every thread waits on `full[s]` with parity
 //!   `(i / D) & 1`; the results are views of the slot's buffers that the
 //!   `dot`s read in place (no fence: nothing wrote them through the

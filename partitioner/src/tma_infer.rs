@@ -642,7 +642,7 @@ impl<'f> Inference<'f> {
                     v = self.func.ops[op].operands[0];
                 }
                 OpKind::Load { .. } => {
-                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM), and tawa-rs encodes tensor maps on the host, before the launch, from the kernel's arguments (tensor maps built on the device are not supported yet); to get TMA copies, launch the kernel once per group with that group's pointers and sizes as arguments".into())
+                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM): its tensor map would have to be built on the device, which the backend can do for a producer's copies but which the TMA inference does not plan yet; to get TMA copies now, launch the kernel once per group with that group's pointers and sizes as arguments".into())
                 }
                 _ => break,
             }
