@@ -31,10 +31,12 @@ const WS_TUTORIALS: &[&str] = &["06-fused-attention"];
 /// Launch-case files whose large cases the driver must warp-specialize
 /// (their small ones are ragged: row strides TMA cannot copy, or blocks
 /// too small for wgmma, keep them plain). The GEMM-like kernels with a
-/// `tl.dot` in a loop; tutorial 08's grouped GEMMs (base pointers loaded
-/// from memory, which a host-encoded tensor map cannot name) are not yet.
+/// `tl.dot` in a loop: tutorial 08's descriptor variant through tensor
+/// maps built on the device; its pointer variant (unmasked pointer tiles
+/// off a loaded base, no descriptor) is not yet.
 const WS_LARGE_TUTORIALS: &[&str] = &[
     "03-matrix-multiplication",
+    "08-grouped-gemm--tma",
     "09-persistent-matmul",
     "09-persistent-matmul--naive",
     "09-persistent-matmul--tma",

@@ -245,6 +245,12 @@ pub struct TmaRecipe {
     pub swizzle: Swizzle,
     pub oob_fill: OobFill,
     pub wrap_proofs: Vec<WrapProof>,
+    /// A descriptor made in the kernel from values it computes (a base
+    /// pointer loaded from a pointer array, sizes and strides loaded per
+    /// group, as in grouped GEMM): its tensor map is built on the device
+    /// (the backend's `aref_lower`), so the extents, strides and base
+    /// alignment are checked when the kernel builds it, not here.
+    pub device_built: bool,
 }
 
 impl TmaRecipe {
@@ -416,7 +422,14 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 if r.oob_fill == OobFill::Nan {
                     let _ = write!(out, ", NaN fill");
                 }
-                let _ = write!(out, ", {} base %{}", r.source.describe(), names[&r.base]);
+                let base = names
+                    .get(&r.base)
+                    .cloned()
+                    .unwrap_or_else(|| r.base.to_string());
+                let _ = write!(out, ", {} base %{base}", r.source.describe());
+                if r.device_built {
+                    let _ = write!(out, ", tensor map built on the device");
+                }
                 if r.is_transposed() || r.dims.iter().any(|d| d.tile_dim.is_none()) {
                     let _ = write!(
                         out,
@@ -530,6 +543,8 @@ struct Geometry {
     offset_into_tile_dims: bool,
     oob_fill: OobFill,
     wraps: Vec<(usize, Wrap)>,
+    /// See [`TmaRecipe::device_built`].
+    device_built: bool,
 }
 
 struct Inference<'f> {
@@ -627,6 +642,22 @@ impl<'f> Inference<'f> {
             _ => return Err("not a load".into()),
         };
         self.assemble(op, geometry)
+    }
+
+    /// Whether `base` is a pointer made from an integer loaded from memory
+    /// (through casts and hints): a pointer array's entry.
+    fn loaded_base(&self, base: Value) -> bool {
+        let mut v = base;
+        while let ValueDef::Result(op, _) = self.func.values[v].def {
+            match &self.func.ops[op].kind {
+                OpKind::Cast { .. } | OpKind::Bitcast | OpKind::Hint { .. } => {
+                    v = self.func.ops[op].operands[0];
+                }
+                OpKind::Load { .. } => return true,
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// The base of a copy must be a pointer parameter.
@@ -778,6 +809,7 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: true,
             oob_fill: OobFill::Zero,
             wraps,
+            device_built: false,
         })
     }
 
@@ -834,6 +866,7 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: false,
             oob_fill,
             wraps: Vec::new(),
+            device_built: false,
         })
     }
 
@@ -851,7 +884,19 @@ impl<'f> Inference<'f> {
             }
             _ => return Err("the descriptor is not followed".into()),
         };
-        self.check_base(desc.base.base)?;
+        // A descriptor the kernel makes from values it loads (grouped
+        // GEMM's per-group pointers and sizes) gets a tensor map built on
+        // the device; one made from kernel arguments, one the host builds.
+        let device_built = !desc.host
+            && (self.loaded_base(desc.base.base)
+                || !desc
+                    .shape
+                    .iter()
+                    .chain(&desc.strides)
+                    .all(|p| self.launch_constant(p)));
+        if !device_built {
+            self.check_base(desc.base.base)?;
+        }
         let rank = desc.shape.len();
         // A rank-reduced load (`tma_lower`'s copies with boxes of 1) gives
         // the block without its dimensions of 1: they are dimensions of
@@ -910,6 +955,7 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: false,
             oob_fill: OobFill::Zero,
             wraps: Vec::new(),
+            device_built,
         })
     }
 
@@ -970,7 +1016,7 @@ impl<'f> Inference<'f> {
             .first()
             .copied()
             .unwrap_or(1);
-        if base_align < 16 {
+        if base_align < 16 && !g.device_built {
             return Err(format!(
                 "the base pointer {} is not known to be 16-byte aligned (declare it `*{}:16` if it is)",
                 self.value_name(g.base.base),
@@ -1088,7 +1134,7 @@ impl<'f> Inference<'f> {
                 Check::Shape(shape) => Extent::Expr(shape.clone(), ExtentOrigin::Shape),
             };
             if let Extent::Expr(e, _) = &extent {
-                if !self.launch_constant(e) {
+                if !self.launch_constant(e) && !g.device_built {
                     if let (true, Some((monomial, stride))) = (d == inner, &unaligned) {
                         return Err(format!(
                             "the offset `{}` needs a dimension of stride `{}`, which is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
@@ -1114,13 +1160,13 @@ impl<'f> Inference<'f> {
                     self.render(&dim.coord)
                 ));
             }
-            if !self.over_params(&dim.stride) {
+            if !self.over_params(&dim.stride) && !g.device_built {
                 return Err(format!(
                     "the stride of dimension {d} (`{}`) is not a kernel argument or a constant",
                     self.render(&dim.stride)
                 ));
             }
-            if d != inner && !self.stride_aligned(&dim.stride, g.elem) {
+            if d != inner && !self.stride_aligned(&dim.stride, g.elem) && !g.device_built {
                 return Err(format!(
                     "the stride of dimension {d} (`{}`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
                     self.render(&dim.stride)
@@ -1186,6 +1232,7 @@ impl<'f> Inference<'f> {
             swizzle,
             oob_fill: g.oob_fill,
             wrap_proofs,
+            device_built: g.device_built,
         })
     }
 

@@ -70,7 +70,7 @@ pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
 /// source change that lifts it.
 pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
     if matches!(r.source, LoadStyle::TensorDesc | LoadStyle::HostTensorDesc) {
-        return (!host_descriptor_load(func, r.op)).then(|| {
+        return (!host_descriptor_load(func, r.op) && !r.device_built).then(|| {
             "its descriptor is made from values the host does not have at launch; \
              build it from the kernel's arguments (shapes and strides passed in) \
              or pass it as a host `TensorDescriptor`"
