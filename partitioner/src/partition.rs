@@ -643,20 +643,7 @@ impl WsSplit {
                 Some(after_counter),
             )?
             .expect("the counter is threaded");
-        let old_yield = *func.blocks[old_after].ops.last()?;
-        let mut ys = Vec::new();
-        for v in &func.ops[old_yield].operands {
-            ys.push(*map.get(v)?);
-        }
-        ys.push(next);
-        out.append_op(
-            after,
-            OpKind::Yield,
-            ys,
-            vec![],
-            vec![],
-            func.ops[old_yield].loc,
-        );
+        yield_mapped(func, old_after, out, after, map, next)?;
         let new_while = out.append_op(
             block,
             OpKind::While,
@@ -665,12 +652,7 @@ impl WsSplit {
             vec![before, after],
             data.loc,
         );
-        let results = out.ops[new_while].results.clone();
-        for (k, &old) in data.results.iter().enumerate() {
-            copy_name(func, old, out, results[k]);
-            map.insert(old, results[k]);
-        }
-        results.last().copied()
+        map_results(func, op, out, new_while, map)
     }
 
     /// An `if` around the split loop, in the `role` partition: both
@@ -697,20 +679,7 @@ impl WsSplit {
             let after = self
                 .emit_block(func, old, out, new, map, ring, role, Some(counter))?
                 .expect("the counter is threaded");
-            let old_yield = *func.blocks[old].ops.last()?;
-            let mut ys = Vec::new();
-            for v in &func.ops[old_yield].operands {
-                ys.push(*map.get(v)?);
-            }
-            ys.push(after);
-            out.append_op(
-                new,
-                OpKind::Yield,
-                ys,
-                vec![],
-                vec![],
-                func.ops[old_yield].loc,
-            );
+            yield_mapped(func, old, out, new, map, after)?;
             branches.push(new);
         }
         if branches.len() != 2 {
@@ -719,12 +688,7 @@ impl WsSplit {
         let mut types: Vec<Type> = data.results.iter().map(|&r| func.ty(r).clone()).collect();
         types.push(Type::scalar(tawa_ir::ScalarType::I32));
         let new_if = out.append_op(block, OpKind::If, vec![cond], types, branches, data.loc);
-        let results = out.ops[new_if].results.clone();
-        for (k, &old) in data.results.iter().enumerate() {
-            copy_name(func, old, out, results[k]);
-            map.insert(old, results[k]);
-        }
-        results.last().copied()
+        map_results(func, op, out, new_if, map)
     }
 
     /// A loop around the split loop, in the `role` partition: the
@@ -1166,6 +1130,44 @@ impl LoopSplit {
         }
         Some(counter.map(|_| *out.ops[new_loop].results.last().unwrap()))
     }
+}
+
+/// Ends `new` (a partition's copy of region block `old`) with the yield of
+/// `old`'s yielded values, mapped, and the aref counter `counter`.
+fn yield_mapped(
+    func: &Function,
+    old: Block,
+    out: &mut Function,
+    new: Block,
+    map: &HashMap<Value, Value>,
+    counter: Value,
+) -> Option<()> {
+    let old_yield = *func.blocks[old].ops.last()?;
+    let mut ys = Vec::new();
+    for v in &func.ops[old_yield].operands {
+        ys.push(*map.get(v)?);
+    }
+    ys.push(counter);
+    let loc = func.ops[old_yield].loc;
+    out.append_op(new, OpKind::Yield, ys, vec![], vec![], loc);
+    Some(())
+}
+
+/// Maps the results of `old` to those of its copy `new`, which has one
+/// more: the aref counter after it, returned.
+fn map_results(
+    func: &Function,
+    old: Op,
+    out: &mut Function,
+    new: Op,
+    map: &mut HashMap<Value, Value>,
+) -> Option<Value> {
+    let results = out.ops[new].results.clone();
+    for (k, &r) in func.ops[old].results.iter().enumerate() {
+        copy_name(func, r, out, results[k]);
+        map.insert(r, results[k]);
+    }
+    results.last().copied()
 }
 
 /// Whether `op` loads one scalar (not volatile): what a producer that
