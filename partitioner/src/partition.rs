@@ -6,7 +6,9 @@
 //!
 //! Tawa's rule, for the loop shape the examples need first: a loop at the
 //! top level of the kernel body or nested only in other `for` loops (a
-//! persistent kernel's tile loop), that both partitions then run. Several
+//! persistent kernel's tile loop), `while` loops (in their body, not their
+//! condition) and `if`s (a grouped GEMM's loop over the tiles of a group,
+//! under a test of the group), that both partitions then run. Several
 //! such loops whose tiles have the same types (causal attention's two KV
 //! loops) share the aref:
 //!
@@ -24,6 +26,12 @@
 //!   and `aref.consumed` after the last use of the got tiles, and the code
 //!   after the loop (epilogue, stores). Carried values only the producer
 //!   needed (pointer increments) are dropped.
+//!
+//! Under a `while` or an `if`, the producer runs the same control flow
+//! as the consumer: it carries the values of the enclosing regions (the
+//! tile index) and re-loads the scalars they come from (a group's sizes,
+//! pointers and strides), which, like the tiles it copies, the kernel is
+//! assumed not to write.
 //!
 //! The aref ops name the loop's trip counter: the induction variable when
 //! the loop counts 0, 1, 2, ...; `(iv - lb) / step` otherwise, computed in

@@ -43,7 +43,11 @@
 //!   (16- and 32-bit floats).
 //! - **Tensor descriptors** (`tl.make_tensor_descriptor`, host
 //!   `TensorDescriptor` parameters; `desc.load`): TMA's own semantics; the
-//!   legality checks below still apply. A host descriptor's innermost
+//!   legality checks below still apply, except for a descriptor the
+//!   kernel makes from values it loads (a grouped GEMM's pointer array
+//!   and per-group sizes): its tensor map is built on the device
+//!   ([`TmaRecipe::device_built`]), so the base alignment, strides and
+//!   extents it takes are checked there, when the kernel builds it. A host descriptor's innermost
 //!   stride is 1 by its constructor's contract (Triton's `TensorDescriptor`
 //!   checks it); the IR only has it as a parameter, so the runtime that
 //!   encodes the map from the host descriptor must check it at launch.
@@ -673,7 +677,7 @@ impl<'f> Inference<'f> {
                     v = self.func.ops[op].operands[0];
                 }
                 OpKind::Load { .. } => {
-                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM): its tensor map would have to be built on the device, which the backend can do for a producer's copies but which the TMA inference does not plan yet; to get TMA copies now, launch the kernel once per group with that group's pointers and sizes as arguments".into())
+                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM), and tensor maps built on the device are made for tensor descriptors only, not yet for tiles of pointers; make a descriptor of the group's matrix from the loaded pointer (`tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[lda, 1], block_shape=[BM, BK])`) and load tiles with `.load([row, col])`".into())
                 }
                 _ => break,
             }
