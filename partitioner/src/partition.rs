@@ -289,7 +289,7 @@ fn deep_operands(func: &Function, op: Op) -> Vec<Value> {
 }
 
 /// The op of `block` that is or contains `op`.
-fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
+pub(crate) fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
     let mut cur = op;
     loop {
         let b = func.block_of(cur)?;

@@ -41,6 +41,7 @@ use tawa_ir::host_expr::{host_descriptor, host_expr, HostExpr};
 use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::affine::{Atom, Poly};
+use crate::partition::ancestor_in;
 use crate::tma_infer::{Extent, LoadStyle, OobFill, TmaPlan, TmaRecipe};
 
 /// Rewrites the loads of `plan` (computed on `func`) that are tiles (see
@@ -515,16 +516,14 @@ fn device_descriptor_anchor(func: &Function, r: &TmaRecipe) -> Option<Op> {
     defined_before(func, r.base, anchor).then_some(anchor)
 }
 
-/// The op of `block` that is or contains `op`.
-fn ancestor_in(func: &Function, block: tawa_ir::function::Block, op: Op) -> Option<Op> {
-    let mut cur = op;
-    loop {
-        let b = func.block_of(cur)?;
-        if b == block {
-            return Some(cur);
-        }
-        cur = func.blocks[b].parent?;
+/// [`unchecked_extent`], except that every unchecked dimension of a map
+/// built on the device takes [`UNCHECKED_OUTER_EXTENT`] (see the module
+/// docs).
+fn unchecked_extent_of(func: &Function, r: &TmaRecipe, j: usize) -> Option<UncheckedExtent> {
+    if r.device_built {
+        return Some(UncheckedExtent::Outer);
     }
+    unchecked_extent(func, r, j)
 }
 
 /// Whether `v` is in scope and computed before `at` runs: a parameter, an
@@ -564,19 +563,7 @@ pub fn make_descriptor(
     for (j, d) in r.dims.iter().enumerate() {
         let e = match &d.extent {
             Extent::Expr(e, _) => materialize(func, e, at, r.loc, ops)?,
-            // Rows may overlap in a tensor map (the copy reads row `i` at
-            // `i * stride`, whatever the extent of the rows), so an
-            // unchecked dimension of a map the kernel builds can take the
-            // largest coordinate: the copy reads the addresses the load
-            // did, past the row's stride too.
-            Extent::Unbounded if r.device_built => materialize(
-                func,
-                &Poly::constant(UNCHECKED_OUTER_EXTENT),
-                at,
-                r.loc,
-                ops,
-            )?,
-            Extent::Unbounded => match unchecked_extent(func, r, j)? {
+            Extent::Unbounded => match unchecked_extent_of(func, r, j)? {
                 UncheckedExtent::Outer => materialize(
                     func,
                     &Poly::constant(UNCHECKED_OUTER_EXTENT),
