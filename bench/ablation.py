@@ -19,9 +19,13 @@ depths 1 to 4 with no MMA pipelining (`--mma-depth 0`); at depths 2 to
 not persistent (`--no-persistent`; the warp-specialized points are persistent, the default);
 and without coarse pipelining (`--no-coarse-pipeline`: the same as the
 defaults on a kernel with one dot a loop, the baseline of attention's);
+and without ping-pong between the consumer warpgroups (`--no-pingpong`;
+GEMM loops take no turns, so only attention-like kernels differ);
 and the epilogue's stores element-wise instead of TMA stores (`--no-tma-store`; the
-other points store with TMA where the store allows it, the default). `--points` picks a subset by label. Needs a GPU and the tawa-rs
-binary; nothing else (the plot is plain SVG).
+other points store with TMA where the store allows it, the default).
+`--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
+points' short ids (`--list` prints them with their labels and flags).
+Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
 """
 import argparse
 import csv
@@ -31,25 +35,39 @@ import statistics
 import subprocess
 import sys
 
-# (label, tawa-rs flags). Labels are what the plot shows.
+# (id, label, tawa-rs flags). Labels are what the plot shows; ids are
+# what `--points` selects by (labels contain commas, the list's separator).
 POINTS = [
-    ("no-ws, stages 1", ["--no-ws", "--num-stages", "1"]),
-    ("no-ws, stages 2", ["--no-ws", "--num-stages", "2"]),
-    ("no-ws, stages 3", ["--no-ws", "--num-stages", "3"]),
-    ("no-ws, stages 4", ["--no-ws", "--num-stages", "4"]),
-    ("ws, depth 1, mma 0", ["--aref-depth", "1", "--mma-depth", "0"]),
-    ("ws, depth 2, mma 0", ["--aref-depth", "2", "--mma-depth", "0"]),
-    ("ws, depth 3, mma 0", ["--aref-depth", "3", "--mma-depth", "0"]),
-    ("ws, depth 4, mma 0", ["--aref-depth", "4", "--mma-depth", "0"]),
-    ("ws, depth 2, mma 1", ["--aref-depth", "2", "--mma-depth", "1"]),
-    ("ws, depth 3, mma 1", ["--aref-depth", "3", "--mma-depth", "1"]),
-    ("ws, depth 4, mma 1", ["--aref-depth", "4", "--mma-depth", "1"]),
-    ("ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
-    ("ws, defaults", []),
-    ("ws, not persistent", ["--no-persistent"]),
-    ("ws, no coarse pipeline", ["--no-coarse-pipeline"]),
-    ("ws, no TMA store", ["--no-tma-store"]),
+    ("nows-s1", "no-ws, stages 1", ["--no-ws", "--num-stages", "1"]),
+    ("nows-s2", "no-ws, stages 2", ["--no-ws", "--num-stages", "2"]),
+    ("nows-s3", "no-ws, stages 3", ["--no-ws", "--num-stages", "3"]),
+    ("nows-s4", "no-ws, stages 4", ["--no-ws", "--num-stages", "4"]),
+    ("ws-d1-m0", "ws, depth 1, mma 0", ["--aref-depth", "1", "--mma-depth", "0"]),
+    ("ws-d2-m0", "ws, depth 2, mma 0", ["--aref-depth", "2", "--mma-depth", "0"]),
+    ("ws-d3-m0", "ws, depth 3, mma 0", ["--aref-depth", "3", "--mma-depth", "0"]),
+    ("ws-d4-m0", "ws, depth 4, mma 0", ["--aref-depth", "4", "--mma-depth", "0"]),
+    ("ws-d2-m1", "ws, depth 2, mma 1", ["--aref-depth", "2", "--mma-depth", "1"]),
+    ("ws-d3-m1", "ws, depth 3, mma 1", ["--aref-depth", "3", "--mma-depth", "1"]),
+    ("ws-d4-m1", "ws, depth 4, mma 1", ["--aref-depth", "4", "--mma-depth", "1"]),
+    ("ws-d4-m2", "ws, depth 4, mma 2", ["--aref-depth", "4", "--mma-depth", "2"]),
+    ("ws-defaults", "ws, defaults", []),
+    ("ws-no-persistent", "ws, not persistent", ["--no-persistent"]),
+    ("ws-no-coarse", "ws, no coarse pipeline", ["--no-coarse-pipeline"]),
+    ("ws-no-pingpong", "ws, no ping-pong", ["--no-pingpong"]),
+    ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
 ]
+
+
+def select_points(spec):
+    """The points `--points` names: comma-separated ids (`ws-d4-m1`), in
+    the matrix's order; an unknown id is an error listing the known ones."""
+    wanted = [s.strip() for s in spec.split(",") if s.strip()]
+    ids = [pt[0] for pt in POINTS]
+    unknown = [w for w in wanted if w not in ids]
+    if unknown or not wanted:
+        raise SystemExit(f"ablation.py: unknown point id(s) {', '.join(unknown) or '(none given)'}; "
+                         f"the ids are: {', '.join(ids)}")
+    return [pt for pt in POINTS if pt[0] in wanted]
 
 
 def run_point(binary, example, case, flags, iters):
@@ -100,29 +118,32 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--iters", type=int, default=50)
     p.add_argument("--bin", default=os.environ.get("TAWA_BIN", "tawa-rs"))
-    p.add_argument("--points", help="comma-separated labels to run (default: all)")
+    p.add_argument("--points", help="comma-separated point ids to run (default: all; --list shows them)")
+    p.add_argument("--list", action="store_true", help="print the points' ids, labels and flags, and exit")
     p.add_argument("--resume", help="an ablation.json of an earlier run of the same case: its "
                    "points are kept (figures of that run) and only the others run")
     opts = p.parse_args()
+    if opts.list:
+        for pid, label, flags in POINTS:
+            print(f"{pid:<18} {label:<24} {' '.join(flags)}")
+        return
     done = {}
     if opts.resume:
         with open(opts.resume) as f:
             done = {r["label"]: r for r in json.load(f)["points"] if not r.get("error")}
-    points = POINTS
-    if opts.points:
-        wanted = [s.strip() for s in opts.points.split(",")]
-        points = [pt for pt in POINTS if pt[0] in wanted]
+    points = select_points(opts.points) if opts.points else POINTS
     os.makedirs(opts.out, exist_ok=True)
     rows, baselines = [], []
-    for label, flags in points:
+    for pid, label, flags in points:
         if label in done:
-            rows.append(done[label])
+            # Results of runs before the ids existed get theirs here.
+            rows.append({"id": pid, **done[label]})
             if done[label].get("cublas_tflops"):
                 baselines.append(done[label]["cublas_tflops"])
             print(f"{label:<22} {' '.join(flags):<40} (kept from {opts.resume})", flush=True)
             continue
         row, err = run_point(opts.bin, opts.example, opts.case, flags, opts.iters)
-        rec = {"label": label, "flags": " ".join(flags), "tflops": None, "ms": None,
+        rec = {"id": pid, "label": label, "flags": " ".join(flags), "tflops": None, "ms": None,
                "cublas_tflops": None, "ratio": None, "error": err}
         if row:
             rec.update(tflops=row.get("kernel_tflops"), ms=row["kernel_ms"]["median"],

@@ -5,6 +5,7 @@ and tawa-rs on the same source, same shapes, same run; a markdown table.
     python3 bench/attention.py --tutorial /path/to/06-fused-attention.py \
         --tawa gpu-bin/tawa-rs [--case noncausal_d128_4k ...] \
         [--iters 20] [--reps 2] [--triton-configs quick|full] \
+        [--variant "no ping-pong=--no-pingpong" ...] \
         [--out attention.md] [--json attention.jsonl]
 
 The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
@@ -16,7 +17,7 @@ The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
   backend forced (flash attention where cuDNN is not available; the table
   says which), and Triton running the tutorial's `_attn_fwd` as the
   tutorial launches it on this GPU (`@triton.jit` functions taken from the
-  file's source, as `bench/triton_same_source.py` does; on Hopper
+  file's source, as `bench/same_source.py` does; on Hopper
   warp-specialized with device-side descriptors, or not with host
   `TensorDescriptor`s), with the best of the tutorial's configurations for
   the shape (`--triton-configs quick`: BLOCK_M 128, BLOCK_N 64/128, 3
@@ -26,7 +27,10 @@ The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
   process: it checks the case against cuBLAS and a reference softmax,
   then times it with CUDA events over rotated inputs).
 
-The reported time of each is the median over the repetitions. TFLOP/s
+Each `--variant LABEL=FLAGS` adds a tawa-rs column compiled with those
+flags (an ablation: `--no-pingpong`, `--no-coarse-pipeline`), timed in
+the same repetitions; the ratios are the default build's. The reported
+time of each is the median over the repetitions. TFLOP/s
 count the tutorial's flops (two matmuls, halved when causal). Triton's
 and cuDNN's outputs are checked against each other before timing.
 
@@ -70,6 +74,8 @@ def parse_args():
     p.add_argument("--triton-configs", choices=["quick", "full"], default="quick")
     p.add_argument("--tawa-flag", action="append", default=[],
                    help="extra flag for `tawa-rs bench` (repeatable), e.g. --tawa-flag=--mma-depth=1")
+    p.add_argument("--variant", action="append", default=[], metavar="LABEL=FLAGS",
+                   help="also time tawa-rs with these flags (space-separated), in a column LABEL (repeatable)")
     p.add_argument("--out", help="also write the markdown table here")
     p.add_argument("--json", help="also write one JSON object per shape here")
     p.add_argument("--timeout", type=float, default=540.0,
@@ -89,7 +95,7 @@ def import_gpu_stack():
     if not torch.cuda.is_available():
         die("no CUDA GPU is visible to PyTorch")
     sys.path.insert(0, HERE)
-    from triton_same_source import load_kernel, time_interleaved
+    from same_source import load_kernel, time_interleaved
     return torch, triton, load_kernel, time_interleaved
 
 
@@ -237,6 +243,12 @@ def main():
     binary = shutil.which(opts.tawa) or (opts.tawa if os.access(opts.tawa, os.X_OK) else None)
     if binary is None:
         die(f"{opts.tawa}: no tawa-rs binary (bench/build-gpu-bin.sh builds gpu-bin/tawa-rs)")
+    variants = []
+    for v in opts.variant:
+        label, sep, flags = v.partition("=")
+        if not sep or not label.strip():
+            die(f"--variant {v!r}: expected LABEL=FLAGS, e.g. 'no ping-pong=--no-pingpong'")
+        variants.append((label.strip(), flags.split()))
     spec, shapes = large_cases(opts.cases_file, opts.case)
     torch, triton, load_kernel, time_interleaved = import_gpu_stack()
 
@@ -290,6 +302,7 @@ def main():
             bm, bn, s, w, ws = best[1]
             row["triton_config"] = f"{bm}x{bn}, {w} warps, {s} stages, ws={'on' if ws else 'off'}"
         sdpa_ms, triton_ms, tawa_ms = [], [], []
+        variant_ms = {label: [] for label, _ in variants}
         for _ in range(opts.reps):
             fns = [f for f in (sdpa, best and best[2]) if f is not None]
             if fns:
@@ -306,11 +319,24 @@ def main():
                 break
             tawa_ms.append(result["kernel_ms"]["median"])
             row["tawa_checked_against"] = result.get("checked_against")
+            for label, flags in variants:
+                result, err = tawa_bench(binary, example, shape["case"], opts.iters,
+                                         opts.tawa_flag + flags, deadline)
+                if err:
+                    row.setdefault("variant_errors", {})[label] = err
+                    failed = True
+                    print(f"  {label}: {err}", file=sys.stderr)
+                else:
+                    variant_ms[label].append(result["kernel_ms"]["median"])
         f = flops(shape)
         for name, samples in (("sdpa", sdpa_ms), ("triton", triton_ms), ("tawa", tawa_ms)):
             ms = statistics.median(samples) if samples else None
             row[f"{name}_ms"] = ms
             row[f"{name}_tflops"] = f / ms * 1e-9 if ms else None
+        row["variants"] = {}
+        for label, samples in variant_ms.items():
+            ms = statistics.median(samples) if samples else None
+            row["variants"][label] = {"ms": ms, "tflops": f / ms * 1e-9 if ms else None}
         ratio = lambda a, b: row[f"{b}_ms"] / row[f"{a}_ms"] if row[f"{a}_ms"] and row[f"{b}_ms"] else None
         row["tawa_vs_triton"] = ratio("tawa", "triton")
         row["tawa_vs_sdpa"] = ratio("tawa", "sdpa")
@@ -323,8 +349,9 @@ def main():
         f"Attention forward, fp16, on {device} (torch {torch.__version__}, Triton {triton.__version__}); "
         f"TFLOP/s from the median of {opts.iters} runs x {opts.reps} repetitions; ratio = other's time / tawa-rs's time.",
         "",
-        "| case | B×H×N, d | causal | SDPA TFLOP/s | Triton 06 TFLOP/s (config) | tawa-rs TFLOP/s | tawa / Triton | tawa / SDPA |",
-        "|---|---|---|---|---|---|---|---|",
+        "| case | B×H×N, d | causal | SDPA TFLOP/s | Triton 06 TFLOP/s (config) | tawa-rs TFLOP/s | tawa / Triton | tawa / SDPA |"
+        + "".join(f" tawa-rs {label} TFLOP/s |" for label, _ in variants),
+        "|---|---|---|---|---|---|---|---|" + "---|" * len(variants),
     ]
     for r in rows:
         sdpa = f"{fmt(r['sdpa_tflops'])} ({r['sdpa_backend']})" if r.get("sdpa_backend") else "failed"
@@ -332,8 +359,10 @@ def main():
         tawa = fmt(r["tawa_tflops"]) if r["tawa_ms"] else "failed"
         lines.append(
             f"| {r['case']} | {r['B']}×{r['H']}×{r['N']}, {r['D']} | {'yes' if r['causal'] else 'no'} "
-            f"| {sdpa} | {trit} | {tawa} | {fmt(r['tawa_vs_triton'], 3)}x | {fmt(r['tawa_vs_sdpa'], 3)}x |")
+            f"| {sdpa} | {trit} | {tawa} | {fmt(r['tawa_vs_triton'], 3)}x | {fmt(r['tawa_vs_sdpa'], 3)}x |"
+            + "".join(f" {fmt(r['variants'][label]['tflops'])} |" for label, _ in variants))
     errors = [f"- {r['case']}: {r[k]}" for r in rows for k in ("sdpa_error", "triton_error", "tawa_error") if k in r]
+    errors += [f"- {r['case']} ({label}): {e}" for r in rows for label, e in r.get("variant_errors", {}).items()]
     if errors:
         lines += ["", "Failures:", *errors]
     lines += ["", "Command: `" + " ".join([os.path.basename(sys.executable)] + sys.argv) + "`"]

@@ -20,24 +20,11 @@ mkdir -p "$out"
 log="$out/session.log"
 status() { echo "$1" | tee -a "$out/status.txt" >> "$log"; }
 export TAWA_UPSTREAM_DIR=${TAWA_UPSTREAM_DIR:-$PWD/upstream}
-# NVRTC: the project-local tools when they were carried (the installed
-# extension does not sit inside the checkout, so name them).
-[ -d .tools/cuda ] && export TAWA_CUDA_TOOLS=${TAWA_CUDA_TOOLS:-$PWD/.tools/cuda}
-export TAWA_PY_CACHE_DIR=${TAWA_PY_CACHE_DIR:-/tmp/tawa-py-cache}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv >> "$log" 2>&1
 
-# The wheel into a folder of its own on PYTHONPATH: the machine's Python
-# keeps its torch and triton, and needs neither venv nor network.
-site=/tmp/tawa-site
-rm -rf "$site"
-python3 -m pip install -q --no-deps --target "$site" gpu-bin/tawa-*.whl >> "$log" 2>&1
-rc=$?
-# A wheel is a zip: where pip refuses its platform tag (an older glibc
-# than the build machine's), unpacking it installs the same files.
-[ $rc = 0 ] || { python3 -m zipfile -e gpu-bin/tawa-*.whl "$site" >> "$log" 2>&1; rc="unzipped:$?"; }
-status "install rc=$rc"
-export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-python3 -c "import torch, triton, tawa, tawa._tawa as t; print('torch', torch.__version__, 'triton', triton.__version__, 'tawa', t.__version__, t.__file__)" >> "$log" 2>&1
+. bench/tawa-wheel.sh
+install_tawa_wheel "$log"
+status "install rc=$wheel_rc"
 
 # The package's own tests, the GPU ones included (python/tests/test_gpu.py).
 if [ "${UNIT:-1}" != 0 ]; then

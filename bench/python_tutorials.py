@@ -129,7 +129,12 @@ def load_tutorial(path: str, use_tawa: bool, folder: str):
         text, _ = RUNNER.rewrite(text)
     text = definitions_only(text)
     stem = os.path.basename(path)[:-3]
-    name = ("tawa_" if use_tawa else "triton_") + stem.replace("-", "_")
+    return import_source(text, ("tawa_" if use_tawa else "triton_") + stem.replace("-", "_"), folder)
+
+
+def import_source(text: str, name: str, folder: str):
+    """`text` imported as module `name`. It is written to `folder` first:
+    Triton's and tawa's JITs read a kernel's source from its file."""
     file = os.path.join(folder, name + ".py")
     with open(file, "w", encoding="utf-8") as f:
         f.write(text)

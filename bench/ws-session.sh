@@ -13,9 +13,11 @@
 #    cuBLAS in the same run; then 8192^3 with each flag set of VARIANTS
 #    (`|`-separated, default "--mma-depth 1|--aref-depth 3|--no-persistent|--no-tma-store"); BENCH=0
 #    skips this step;
-# 4. Triton compiling the same kernel source on the same cases, against
-#    cuBLAS in its own process (bench/triton_same_source.py; needs torch
-#    and triton); TRITON=0 skips it.
+# 4. tawa (the `tawa` wheel, installed as bench/python-session.sh does)
+#    and Triton compiling the same kernel source on the same cases, with
+#    cuBLAS, in one process (bench/same_source.py; needs torch and triton;
+#    bench/same-source-session.sh runs it on every GEMM example);
+#    TRITON=0 skips it.
 # 5. the Python drop-in (bench/python-session.sh without its benchmark):
 #    the `tawa` package's tests and the Triton tutorials run through it,
 #    when the tutorials are in TAWA_UPSTREAM_DIR (default ./upstream);
@@ -64,10 +66,13 @@ done
 fi
 
 if [ "${TRITON:-1}" = 1 ]; then
-  echo "== Triton, same source" >> "$log"
-  timeout ${TRITON_TIMEOUT:-240} python3 bench/triton_same_source.py triton-examples/kernels/matmul.py \
+  echo "== tawa and Triton, same source, one process" >> "$log"
+  . bench/tawa-wheel.sh
+  install_tawa_wheel "$log"
+  status "tawa wheel install rc=$wheel_rc"
+  timeout ${TRITON_TIMEOUT:-240} python3 bench/same_source.py triton-examples/kernels/matmul.py \
     $cases --iters ${ITERS:-100} >> "$log" 2>&1
-  status "triton matmul rc=$?"
+  status "same source matmul rc=$?"
 fi
 if [ "${PYTHON:-1}" = 1 ]; then
   if [ -d "${TAWA_UPSTREAM_DIR:-$PWD/upstream}" ]; then

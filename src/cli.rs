@@ -180,7 +180,7 @@ pub struct PipelineFlags {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub mma_depth: u32,
 
-    /// Make a warp-specialized kernel with a one-axis grid persistent: one
+    /// Make a warp-specialized kernel with a grid over x, or x and y, persistent: one
     /// program per SM walks the tiles, so that the producer loads the next
     /// tile during the epilogue of the last. The default; the flag only
     /// says so (ablation scripts name both settings).
@@ -199,6 +199,14 @@ pub struct PipelineFlags {
     /// overlap, on by default).
     #[arg(long)]
     pub no_coarse_pipeline: bool,
+
+    /// Let the two warpgroups of a consumer partition issue their
+    /// tensor-core groups at the same time instead of taking turns
+    /// (named barriers) where the loop computes beside them: the ablation
+    /// baseline of ping-pong scheduling (FlashAttention-3's warpgroup
+    /// scheduling, on by default for such loops; `--explain` says where).
+    #[arg(long)]
+    pub no_pingpong: bool,
 
     /// Write every tile store element by element (`st.global` from
     /// registers) instead of staging the tile in shared memory and
@@ -220,6 +228,7 @@ impl PipelineFlags {
             mma_depth: self.mma_depth,
             persistent: !self.no_persistent,
             coarse_pipeline: !self.no_coarse_pipeline,
+            pingpong: !self.no_pingpong,
             tma_store: !self.no_tma_store,
         }
     }

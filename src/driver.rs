@@ -451,17 +451,24 @@ fn warp_specialize_with(
         match tawa_pipeliner::persistent::make_persistent(&mut made) {
             Ok(()) => {
                 check_pass("persistent", &made)?;
-                ws = split_or_why(&made, opts.tma_store)?.ok();
+                let params = match &made.attrs.grid_param_y {
+                    Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
+                    None => "tiles (parameter `tw_grid_x`)".to_string(),
+                };
+                let split = split_or_why(&made, opts.tma_store)?;
+                persistence = Some(match &split {
+                    Ok(_) => format!(
+                        "kernel: persistent: one program per SM walks the grid's {params}, the \
+                         producer running ahead into the next tile"
+                    ),
+                    Err(why) => {
+                        format!("kernel: not persistent: the tile loop does not split: {why}")
+                    }
+                });
+                ws = split.ok();
                 if ws.is_some() {
                     tiled = Some(made);
                 }
-                persistence = Some(match ws {
-                    Some(_) => "kernel: persistent: one program per SM walks the grid's tiles \
-                                (parameter `tw_grid_x`), the producer running ahead into the \
-                                next tile"
-                        .to_string(),
-                    None => "kernel: not persistent: nothing to specialize".to_string(),
-                });
             }
             Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
         }
@@ -850,10 +857,32 @@ pub fn compile_to_cuda(
     ws: Option<&PipelineOptions>,
     color: bool,
 ) -> Result<CudaKernel, Failure> {
-    let specialized =
+    let mut specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
-    let kernel = generate_cuda(path, source, &specialized.func, tma_store, color)?;
+    let opts = codegen_options(path, tma_store)?;
+    let kernel = match tawa_backend::generate_cuda(&specialized.func, &opts) {
+        // The pipeliner cannot see every barrier the backend writes (an
+        // operand staged through shared memory): where one falls inside a
+        // ping-pong turn, the kernel goes without turns.
+        Err(e)
+            if e.message
+                .starts_with(tawa_backend::emit_cuda::BARRIER_IN_TURN) =>
+        {
+            tawa_pipeliner::pingpong::remove_turns(&mut specialized.func);
+            check_pass("the pipeliner", &specialized.func)?;
+            specialized.schedule.note(
+                e.loc,
+                format!(
+                    "loop: ping-pong undone: the backend writes {}, which would hang",
+                    tawa_backend::emit_cuda::BARRIER_IN_TURN
+                ),
+            );
+            tawa_backend::generate_cuda(&specialized.func, &opts)
+        }
+        other => other,
+    }
+    .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))?;
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,

@@ -48,11 +48,12 @@ const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
 /// carries its own offsets, and tutorial 08's grouped GEMM, whose K loop
 /// sits in a `while` and an `if` (`software_pipeline` fuses split loops
 /// nested in `for` loops only).
-const NOT_SOFTWARE_PIPELINED: [&str; 4] = [
+const NOT_SOFTWARE_PIPELINED: [&str; 5] = [
     "06-fused-attention",
     "08-grouped-gemm--tma",
     "fused_attention/causal_d64",
     "fused_attention/causal_d128",
+    "fused_attention/causal_ragged_two_warpgroups",
 ];
 
 /// Examples whose consumer loops the driver coarse-pipelines
@@ -228,6 +229,15 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                         coarse_pipelined(&ws),
                         COARSE_PIPELINED.contains(&name),
                         "{how}: coarse pipelining"
+                    );
+                    // Two consumer warpgroups take turns in a
+                    // coarse-pipelined loop (`tawa_pipeliner::pingpong`),
+                    // which the simulator runs as one thread each.
+                    let turns = count_ops(&ws, |k| matches!(k, OpKind::TurnTake));
+                    assert_eq!(
+                        turns > 0,
+                        coarse_pipelined(&ws) && plain.attrs.num_warps >= 8,
+                        "{how}: ping-pong turns"
                     );
                 }
                 checked += simulate_against(&module, &ex.spec, case, ws, &expected, &how);
@@ -419,6 +429,7 @@ fn fused_attention() {
             "causal_d64",
             "noncausal_d128",
             "causal_d128",
+            "causal_ragged_two_warpgroups",
             "noncausal_bnhd_d64",
         ],
     );

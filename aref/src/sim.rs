@@ -115,6 +115,8 @@ pub struct Deadlock {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartitionReport {
     pub index: usize,
+    /// The partition's role; `role (warpgroup w)` for one warpgroup of a
+    /// partition that takes turns (run as one thread per warpgroup).
     pub role: String,
     pub state: PartitionState,
 }
@@ -123,6 +125,13 @@ pub struct PartitionReport {
 pub enum PartitionState {
     Finished,
     Blocked(BlockedAt),
+    /// At a `turn.take` (location), while it is warpgroup `turn_of`'s
+    /// turn (or `held`: that warpgroup took it and has not passed it).
+    WaitsForTurn {
+        loc: Loc,
+        turn_of: u32,
+        held: bool,
+    },
 }
 
 /// Where a partition waits, and the barrier it waits on.
@@ -156,6 +165,13 @@ impl fmt::Display for Deadlock {
             write!(f, "\n  partition {} '{}': ", p.index, p.role)?;
             match &p.state {
                 PartitionState::Finished => f.write_str("finished")?,
+                PartitionState::WaitsForTurn { loc, turn_of, held } => write!(
+                    f,
+                    "waits at turn.take (loc {}:{}) while warpgroup {turn_of} {} the turn",
+                    loc.line,
+                    loc.col,
+                    if *held { "holds" } else { "has" }
+                )?,
                 PartitionState::Blocked(b) => {
                     let barrier = match b.waits_for {
                         WaitFor::Empty => "empty",
@@ -305,25 +321,51 @@ impl Host for ProgramHost<'_> {
                 data.regions.len()
             )));
         }
+        // One thread per partition, or per warpgroup of a partition that
+        // takes turns (each computes the partition's whole tiles: the
+        // interpreter has no rows per warpgroup, and equal stores of equal
+        // values are harmless), so that `turn.take` can block one
+        // warpgroup while the other runs, as the named barriers do.
+        let agents = agents_of(func, partitions, &data.regions);
         let roles = ring_roles(func, &data.regions, &ws.env).map_err(fail)?;
+        let agents_in = |region: usize| -> Vec<usize> {
+            (0..agents.len())
+                .filter(|&a| agents[a].region == region)
+                .collect()
+        };
         for (&aref, role) in &roles {
             let ring = self
                 .rings
                 .get_mut(aref as usize)
                 .ok_or_else(|| fail(format!("aref {aref} was never created")))?;
-            ring.attach(role.producer, &role.consumers).map_err(fail)?;
+            let producer = match role.producer.map(agents_in).as_deref() {
+                None => None,
+                Some([one]) => Some(*one),
+                Some(_) => {
+                    return Err(fail(
+                        "a partition that puts into an aref takes turns between warpgroups".into(),
+                    ))
+                }
+            };
+            let consumers: Vec<usize> = role.consumers.iter().flat_map(|&c| agents_in(c)).collect();
+            ring.attach(producer, &consumers).map_err(fail)?;
         }
         let shared = Shared {
             func,
             mem: &mut *self.mem,
             rings: std::mem::take(&mut self.rings),
-            parts: partitions
+            parts: agents
                 .iter()
-                .map(|p| Part {
-                    role: p.role.clone(),
+                .map(|a| Part {
+                    role: match a.warpgroups {
+                        1 => partitions[a.region].role.clone(),
+                        _ => format!("{} (warpgroup {})", partitions[a.region].role, a.warpgroup),
+                    },
                     status: Status::Ready,
                 })
                 .collect(),
+            turns: vec![TurnState::default(); partitions.len()],
+            agents: agents.clone(),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
             pid: ws.pid,
@@ -338,18 +380,18 @@ impl Host for ProgramHost<'_> {
         let check = self.check_released_reads;
         let mut panic = None;
         thread::scope(|scope| {
-            let handles: Vec<_> = data
-                .regions
+            let handles: Vec<_> = agents
                 .iter()
                 .enumerate()
-                .map(|(me, &block)| {
+                .map(|(me, agent)| {
                     let env = ws.env.clone();
                     let sync = &sync;
                     let run = PartitionRun {
                         func,
-                        block,
+                        block: data.regions[agent.region],
                         env,
                         me,
+                        agent: *agent,
                         pid: ws.pid,
                         grid: ws.grid,
                         max_steps: ws.max_steps,
@@ -398,6 +440,45 @@ impl Host for ProgramHost<'_> {
 }
 
 const OUTSIDE_WS: &str = "aref op outside every ws partition";
+
+/// One simulated thread of a `ws` op: a partition, or one warpgroup of a
+/// partition that takes turns.
+#[derive(Clone, Copy, Debug)]
+struct Agent {
+    /// The partition (region index).
+    region: usize,
+    warpgroup: u32,
+    /// Warpgroups of the partition that run as threads of their own (1
+    /// when it takes no turns).
+    warpgroups: u32,
+}
+
+/// The threads of a `ws` op's run, partitions in order.
+fn agents_of(func: &Function, partitions: &[tawa_ir::Partition], regions: &[Block]) -> Vec<Agent> {
+    let mut agents = Vec::new();
+    for (region, (p, &block)) in partitions.iter().zip(regions).enumerate() {
+        let mut turns = false;
+        func.walk_block(block, &mut |o| {
+            turns |= matches!(func.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass)
+        });
+        let warpgroups = if turns { (p.num_warps / 4).max(1) } else { 1 };
+        agents.extend((0..warpgroups).map(|warpgroup| Agent {
+            region,
+            warpgroup,
+            warpgroups,
+        }));
+    }
+    agents
+}
+
+/// Whose turn it is among the warpgroups of one partition.
+#[derive(Clone, Copy, Debug, Default)]
+struct TurnState {
+    /// The warpgroup whose turn it is (or who holds it).
+    of: u32,
+    /// Whether that warpgroup took it and has not passed it yet.
+    held: bool,
+}
 
 /// The partitions that put into and read from one aref in a `ws` op.
 #[derive(Debug, Default)]
@@ -480,6 +561,8 @@ enum Turn {
 enum Status {
     Ready,
     Blocked(Wait),
+    /// At a `turn.take` (the op), until its warpgroup's turn comes.
+    WaitsForTurn(Op),
     Finished,
     Failed,
 }
@@ -504,6 +587,10 @@ struct Shared<'a> {
     mem: &'a mut Memory,
     rings: Vec<Ring>,
     parts: Vec<Part>,
+    /// Per partition: whose ping-pong turn it is.
+    turns: Vec<TurnState>,
+    /// The agent behind each entry of `parts`.
+    agents: Vec<Agent>,
     turn: Turn,
     sched: Scheduler,
     pid: [u32; 3],
@@ -514,9 +601,15 @@ struct Shared<'a> {
 }
 
 impl Shared<'_> {
-    fn runnable(&self, part: &Part) -> bool {
+    fn runnable(&self, i: usize) -> bool {
+        let part = &self.parts[i];
         match &part.status {
             Status::Ready => true,
+            Status::WaitsForTurn(_) => {
+                let agent = self.agents[i];
+                let t = self.turns[agent.region];
+                t.of == agent.warpgroup && !t.held
+            }
             Status::Blocked(w) => self
                 .rings
                 .get(w.aref as usize)
@@ -529,7 +622,7 @@ impl Shared<'_> {
     /// `Abort` with the deadlock recorded.
     fn pick(&mut self) -> Turn {
         let candidates: Vec<usize> = (0..self.parts.len())
-            .filter(|&i| self.runnable(&self.parts[i]))
+            .filter(|&i| self.runnable(i))
             .collect();
         if candidates.is_empty() {
             if self
@@ -562,6 +655,14 @@ impl Shared<'_> {
             .enumerate()
             .map(|(index, p)| {
                 let state = match &p.status {
+                    Status::WaitsForTurn(op) => {
+                        let t = self.turns[self.agents[index].region];
+                        PartitionState::WaitsForTurn {
+                            loc: self.func.ops[*op].loc,
+                            turn_of: t.of,
+                            held: t.held,
+                        }
+                    }
                     Status::Blocked(w) => {
                         let data = &self.func.ops[w.op];
                         let ring = &self.rings[w.aref as usize];
@@ -647,6 +748,7 @@ struct PartitionRun<'f> {
     block: Block,
     env: Vec<Option<RVal>>,
     me: usize,
+    agent: Agent,
     pid: [u32; 3],
     grid: [u32; 3],
     max_steps: Option<u64>,
@@ -668,6 +770,7 @@ impl PartitionRun<'_> {
             sync,
             guard: Some(guard),
             me,
+            agent: self.agent,
             check_released_reads: self.check_released_reads,
             in_flight: VecDeque::new(),
         };
@@ -724,6 +827,7 @@ struct PartitionHost<'s, 'a> {
     /// [`PartitionHost::hand_over`].
     guard: Option<Guard<'s, 'a>>,
     me: usize,
+    agent: Agent,
     check_released_reads: bool,
     /// This partition's async `dot` groups not yet retired by a
     /// `dot_wait`, oldest first, with the slot views each reads.
@@ -853,6 +957,41 @@ impl Host for PartitionHost<'_, '_> {
             ));
         }
         self.state_mut().rings[aref as usize].consumed(me, index)
+    }
+
+    fn turn_take(&mut self, op: Op) -> Result<(), String> {
+        let (region, wg) = (self.agent.region, self.agent.warpgroup);
+        let me = self.me;
+        loop {
+            let s = self.state_mut();
+            let t = &mut s.turns[region];
+            if t.of == wg && !t.held {
+                t.held = true;
+                s.parts[me].status = Status::Ready;
+                return Ok(());
+            }
+            s.parts[me].status = Status::WaitsForTurn(op);
+            let next = s.pick();
+            self.hand_over(next)?;
+        }
+    }
+
+    fn turn_pass(&mut self, _op: Op) -> Result<(), String> {
+        let (region, wg) = (self.agent.region, self.agent.warpgroup);
+        let groups = self.agent.warpgroups;
+        let t = &mut self.state_mut().turns[region];
+        if t.of != wg || !t.held {
+            return Err(format!(
+                "turn.pass by warpgroup {wg}, which does not hold the turn (warpgroup {} {})",
+                t.of,
+                if t.held { "holds it" } else { "is to take it" }
+            ));
+        }
+        *t = TurnState {
+            of: (wg + 1) % groups,
+            held: false,
+        };
+        Ok(())
     }
 
     fn mma_issued(&mut self, loc: Loc, reads: Vec<SlotView>) -> Result<(), String> {

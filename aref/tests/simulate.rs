@@ -419,3 +419,88 @@ fn a_ws_op_in_a_loop_continues_its_arefs_iteration_count() {
         );
     }
 }
+
+/// The GEMM with its two consumer warpgroups taking turns over each K
+/// step (`turn.take` before the get, `turn.pass` after the release): the
+/// simulator runs one thread per warpgroup, each releasing the slot.
+fn with_turns(depth: u32) -> Function {
+    let text = with_depth(&source("matmul_ws.tir"), depth);
+    let text = edit(
+        &text,
+        "        %a_s, %b_s = aref.get",
+        "        turn.take loc(32:4)\n        %a_s, %b_s = aref.get",
+    );
+    let text = edit(
+        &text,
+        "        aref.consumed %ring, %ic loc(33:8)\n",
+        "        aref.consumed %ring, %ic loc(33:8)\n        turn.pass loc(33:20)\n",
+    );
+    function(&text)
+}
+
+#[test]
+fn warpgroups_taking_turns_equal_the_plain_gemm() {
+    for depth in 1..=3 {
+        for seed in 0..SEEDS {
+            let (c, stats) = simulate(&with_turns(depth), &seeded(seed))
+                .unwrap_or_else(|e| panic!("depth {depth} seed {seed}: {e}"));
+            same(&c, &reference()).unwrap();
+            assert!(stats.switches > 0);
+        }
+    }
+}
+
+/// Each warpgroup releases the previous K step's slot inside its turn and
+/// then waits for the next step's copy, still holding the turn: with one
+/// slot, the copy waits for the other warpgroup's release, which waits
+/// for the turn. Two slots break the cycle.
+fn release_in_the_next_turn(depth: u32) -> Function {
+    let text = with_depth(&source("matmul_ws.tir"), depth);
+    let text = edit(
+        &text,
+        "      %acc = for %kc: i32 = %c0 to %K step %c16 iter_args(%acc_k: tensor<32x32xf32> = %acc0)",
+        "      %a0, %b0 = aref.get %ring, %c0 : tensor<32x16xf16>, tensor<16x32xf16> loc(30:6)\n      \
+         %d0 = dot %a0, %b0, %acc0 : tensor<32x32xf32> loc(30:20)\n      \
+         %acc = for %kc: i32 = %c16 to %K step %c16 iter_args(%acc_k: tensor<32x32xf32> = %d0)",
+    );
+    let text = edit(
+        &text,
+        "        %a_s, %b_s = aref.get",
+        "        %one = constant 1 : i32\n        %prev = sub %ic, %one : i32\n        \
+         turn.take loc(31:8)\n        aref.consumed %ring, %prev loc(31:20)\n        \
+         %a_s, %b_s = aref.get",
+    );
+    let text = edit(
+        &text,
+        "        aref.consumed %ring, %ic loc(33:8)\n",
+        "        turn.pass loc(33:8)\n",
+    );
+    let text = edit(
+        &text,
+        "      } loc(29:4)\n      %Nc",
+        "      } loc(29:4)\n      %steps = idiv %K, %c16 : i32\n      %one_1 = constant 1 : i32\n      \
+         %last = sub %steps, %one_1 : i32\n      aref.consumed %ring, %last loc(35:6)\n      %Nc",
+    );
+    function(&text)
+}
+
+#[test]
+fn a_turn_held_across_a_wait_for_the_other_warpgroup_deadlocks() {
+    for seed in 0..SEEDS {
+        let SimError::Deadlock(d) =
+            simulate(&release_in_the_next_turn(1), &seeded(seed)).unwrap_err()
+        else {
+            panic!("seed {seed}: expected a deadlock");
+        };
+        expect![[r#"
+            deadlock in program (0, 0, 0): no partition of the ws op at 27:4 can move
+              partition 0 'producer': blocked at aref.put %ring (loc 31:30), iteration 1 (slot 0, round 1): waits for parity 0 of the slot's 'empty' barrier, which has completed 0 phase(s) and misses 1 of 2 arrival(s)
+              partition 1 'consumer (warpgroup 0)': blocked at aref.get %ring (loc 32:8), iteration 1 (slot 0, round 1): waits for parity 1 of the slot's 'full' barrier, which has completed 1 phase(s) and misses 1 of 1 arrival(s)
+              partition 2 'consumer (warpgroup 1)': waits at turn.take (loc 31:8) while warpgroup 0 holds the turn"#]].assert_eq(&d.to_string());
+    }
+    for seed in 0..SEEDS {
+        let (c, _) = simulate(&release_in_the_next_turn(2), &seeded(seed))
+            .unwrap_or_else(|e| panic!("depth 2 seed {seed}: {e}"));
+        same(&c, &reference()).unwrap();
+    }
+}

@@ -65,6 +65,10 @@ pub(super) struct PartitionCtx {
     /// The `ws` op's only partition (a software-pipelined loop), which
     /// reads what it puts.
     pub alone: bool,
+    /// Ping-pong turns (`turn.take`/`turn.pass`): the named barrier of
+    /// warpgroup 0's turn (warpgroup `w` waits at this id + `w`) and the
+    /// number of warpgroups; `None` when the partition has no turn ops.
+    pub turns: Option<(u32, u32)>,
 }
 
 /// One aref ring in shared memory.
@@ -306,6 +310,9 @@ fn buffer_smem(
 impl Emitter<'_> {
     /// A barrier over the threads of the code being emitted.
     pub(super) fn partition_barrier(&mut self) -> bool {
+        if let Some(take) = self.turn_held {
+            self.barrier_in_turn.get_or_insert(take);
+        }
         match self.partition {
             Some(p) => {
                 self.line(format!(
@@ -354,6 +361,9 @@ impl Emitter<'_> {
             return Err(unsupported(data.loc, "nested `ws` ops are not supported"));
         }
         let mut first_warp = 0;
+        // Named barriers: 0 is `__syncthreads`, 1..=P the partitions',
+        // then one per warpgroup of each partition that takes turns.
+        let mut next_bar = partitions.len() as u32 + 1;
         for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
             let threads = p.num_warps * WARP_SIZE;
             let first = first_warp * WARP_SIZE;
@@ -394,12 +404,47 @@ impl Emitter<'_> {
             self.line("const int lane = tid & 31;");
             self.line("const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);");
             self.line("(void)tid; (void)lane; (void)warp;");
+            let mut has_turns = false;
+            f.walk_block(region, &mut |o| {
+                has_turns |= matches!(f.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass)
+            });
+            let turns = if has_turns {
+                let groups = p.num_warps / 4;
+                if groups < 2 || next_bar + groups > 16 {
+                    return Err(unsupported(
+                        data.loc,
+                        format!(
+                            "internal: partition `{}` takes turns between {groups} warpgroup(s) \
+                             with named barriers {next_bar}.. (16 exist)",
+                            p.role
+                        ),
+                    ));
+                }
+                // Warpgroup w's turn is a barrier of its 128 threads
+                // waiting (`bar.sync`) and the previous warpgroup's 128
+                // arriving (`bar.arrive`). The last warpgroup arrives once
+                // before any turn, so that warpgroup 0 goes first.
+                self.line(format!(
+                    "// ping-pong: {groups} warpgroups take turns at named barriers {next_bar}..{}",
+                    next_bar + groups - 1
+                ));
+                self.line(format!(
+                    "if ((warp >> 2) == {}) asm volatile(\"bar.arrive {next_bar}, 256;\" ::: \"memory\");",
+                    groups - 1
+                ));
+                let t = (next_bar, groups);
+                next_bar += groups;
+                Some(t)
+            } else {
+                None
+            };
             let saved = (self.partition, self.num_warps);
             self.partition = Some(PartitionCtx {
                 bar_id: i as u32 + 1,
                 threads,
                 owns_scratch: i + 1 == partitions.len(),
                 alone: partitions.len() == 1,
+                turns,
             });
             self.num_warps = p.num_warps;
             self.copies.push(HashMap::new());
@@ -411,6 +456,30 @@ impl Emitter<'_> {
             first_warp += p.num_warps;
         }
         self.line("}");
+        Ok(())
+    }
+
+    /// `turn.take` (`take`) or `turn.pass`: this warpgroup waits at its own
+    /// turn barrier, or arrives at the next warpgroup's.
+    pub(super) fn turn(&mut self, op: Op, take: bool) -> Res<()> {
+        let Some((first, groups)) = self.partition.and_then(|p| p.turns) else {
+            return Err(unsupported(
+                self.func.ops[op].loc,
+                "internal: a turn op outside a partition that takes turns",
+            ));
+        };
+        self.turn_held = take.then_some(self.func.ops[op].loc);
+        let (inst, id) = if take {
+            ("bar.sync", format!("{first} + (warp >> 2)"))
+        } else {
+            (
+                "bar.arrive",
+                format!("{first} + ((warp >> 2) + 1) % {groups}"),
+            )
+        };
+        self.line(format!(
+            "asm volatile(\"{inst} %0, 256;\" :: \"r\"({id}) : \"memory\");"
+        ));
         Ok(())
     }
 

@@ -43,6 +43,12 @@ pub struct KernelSource {
     /// launcher passes the x size of the grid it was asked for there and
     /// may start fewer programs along x, at least one ([`Self::launch_grid`]).
     pub grid_param: Option<usize>,
+    /// With `grid_param`, for a kernel written for a grid over x and y:
+    /// the parameter (index into `params`) that receives the y size; the
+    /// launcher then starts a one-axis grid of at most `resident` programs,
+    /// which walk the x * y tiles.
+    #[serde(default)]
+    pub grid_param_y: Option<usize>,
 }
 
 impl KernelSource {
@@ -51,9 +57,14 @@ impl KernelSource {
     /// `resident` programs along x (it walks the rest itself); any other
     /// kernel gets `grid`.
     pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
-        match self.grid_param {
-            Some(_) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
-            None => grid,
+        match (self.grid_param, self.grid_param_y) {
+            (Some(_), Some(_)) => [
+                grid[0].saturating_mul(grid[1]).min(resident.max(1)),
+                1,
+                grid[2],
+            ],
+            (Some(_), None) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
+            (None, _) => grid,
         }
     }
 }
@@ -218,6 +229,11 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         grid_param: func
             .attrs
             .grid_param
+            .as_ref()
+            .and_then(|n| params.iter().position(|p| p.name == *n)),
+        grid_param_y: func
+            .attrs
+            .grid_param_y
             .as_ref()
             .and_then(|n| params.iter().position(|p| p.name == *n)),
         params,

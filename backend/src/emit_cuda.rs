@@ -70,6 +70,11 @@ pub struct Emitted {
 
 type Res<T> = Result<T, CodegenError>;
 
+/// How [`emit`]'s refusal of a barrier inside a ping-pong turn begins
+/// (the driver then compiles the kernel without the turns).
+pub const BARRIER_IN_TURN: &str =
+    "a barrier over the partition's warpgroups inside a ping-pong turn";
+
 fn unsupported(loc: Loc, message: impl Into<String>) -> CodegenError {
     CodegenError {
         loc,
@@ -268,9 +273,14 @@ struct Emitter<'f> {
     /// Loads whose tile goes straight into its own shared-memory operand
     /// buffer (see [`plan_operand_buffers`]).
     operand_buffers: HashMap<Value, OperandBuffer>,
-    /// Operand buffers written outside every loop and already fenced for
-    /// the async proxy (`fence.proxy.async` and a barrier after the write).
+    /// Operand buffers already fenced for the async proxy (`fence.proxy.async` and a barrier after the write).
     fenced_buffers: HashSet<Value>,
+    /// The `turn.take` whose turn the code being emitted holds (ping-pong).
+    turn_held: Option<Loc>,
+    /// A partition barrier emitted while a turn was held: the take's
+    /// location. The other warpgroup waits for the turn, not at the
+    /// barrier, so the kernel would hang; `emit` refuses it.
+    barrier_in_turn: Option<Loc>,
     /// Bytes of shared memory the operand buffers take, below the scratch.
     operand_buffer_bytes: u32,
     /// `CodegenOptions::mn_major_operands`.
@@ -514,6 +524,8 @@ pub fn emit(
         last_line: 0,
         operand_buffers: HashMap::new(),
         fenced_buffers: HashSet::new(),
+        turn_held: None,
+        barrier_in_turn: None,
         operand_buffer_bytes: 0,
         mn_major_operands,
         partition: None,
@@ -647,6 +659,16 @@ pub fn emit(
         params.join(", ")
     )
     .unwrap();
+    if let Some(loc) = e.barrier_in_turn {
+        return Err(CodegenError {
+            loc,
+            message: format!(
+                "{BARRIER_IN_TURN} (between turn.take and turn.pass), where the other \
+                 warpgroup waits for the turn: the kernel would hang"
+            ),
+            notes: vec!["compile with --no-pingpong".into()],
+        });
+    }
     cuda.push_str(&e.out);
     cuda.push_str("}\n");
     Ok(Emitted {
@@ -742,6 +764,50 @@ impl<'f> Emitter<'f> {
         self.line(format!("// {}:{}  {}", loc.line, loc.col, text));
     }
 
+    /// The innermost `for`/`while` around `op`, if any.
+    fn innermost_loop(&self, op: Op) -> Option<Op> {
+        let f = self.func;
+        let mut block = f.block_of(op)?;
+        loop {
+            let parent = f.blocks[block].parent?;
+            if matches!(f.ops[parent].kind, OpKind::For(_) | OpKind::While) {
+                return Some(parent);
+            }
+            block = f.block_of(parent)?;
+        }
+    }
+
+    /// Whether an op reading `v` (written by `op`) runs in a loop nested
+    /// inside `op`'s innermost loop (inside any loop, when `op` is in
+    /// none): then `v` is written once for many reads.
+    fn read_in_inner_loops(&self, op: Op, v: Value) -> bool {
+        let f = self.func;
+        let outer = self.innermost_loop(op);
+        let mut found = false;
+        f.walk(&mut |r| {
+            if !found && f.ops[r].operands.contains(&v) {
+                found = self
+                    .innermost_loop(r)
+                    .is_some_and(|l| Some(l) != outer && self.nested_in(l, outer));
+            }
+        });
+        found
+    }
+
+    /// Whether loop `inner` is nested, at any depth, in loop `outer`
+    /// (every loop is nested in `None`, the kernel's body).
+    fn nested_in(&self, inner: Op, outer: Option<Op>) -> bool {
+        let Some(outer) = outer else { return true };
+        let mut l = self.innermost_loop(inner);
+        while let Some(x) = l {
+            if x == outer {
+                return true;
+            }
+            l = self.innermost_loop(x);
+        }
+        false
+    }
+
     /// A barrier over the threads that run the code being emitted: the CTA
     /// today. Inside a warp-specialized partition it must cover that
     /// partition's threads only (`bar.sync id, n`), or the partitions
@@ -751,22 +817,6 @@ impl<'f> Emitter<'f> {
         if !self.partition_barrier() {
             self.line("__syncthreads();");
         }
-    }
-
-    /// Whether `op` is inside a loop of the function.
-    fn in_loop(&self, op: Op) -> bool {
-        let f = self.func;
-        let mut block = f.block_of(op);
-        while let Some(b) = block {
-            let Some(parent) = f.blocks[b].parent else {
-                return false;
-            };
-            if matches!(f.ops[parent].kind, OpKind::For(_) | OpKind::While) {
-                return true;
-            }
-            block = f.block_of(parent);
-        }
-        false
     }
 
     fn smem(&mut self, bytes: u32) {
@@ -1219,6 +1269,8 @@ impl<'f> Emitter<'f> {
             OpKind::ArefPut => self.aref_put(op),
             OpKind::ArefGet => self.aref_get(op),
             OpKind::ArefConsumed => self.aref_consumed(op),
+            OpKind::TurnTake => self.turn(op, true),
+            OpKind::TurnPass => self.turn(op, false),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
@@ -1450,10 +1502,14 @@ impl<'f> Emitter<'f> {
                         })?
                     };
                     self.write_operand(name, &operand_layout, buf.operand, buf.smem, buf.offset);
-                    // Written once, outside every loop (attention's `q`):
+                    // Written once for a loop that reads it many times
+                    // (attention's `q`, once a kernel or once a tile of a
+                    // persistent kernel, read by every dot of the KV loop):
                     // made visible to wgmma here, once, instead of at every
-                    // dot that reads it.
-                    if !self.in_loop(op) {
+                    // dot that reads it. A tile written in the loop
+                    // iteration that reads it is fenced at its dot, one
+                    // fence for both operands.
+                    if self.read_in_inner_loops(op, buf.operand) {
                         self.line(
                             "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");",
                         );

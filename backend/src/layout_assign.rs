@@ -558,6 +558,8 @@ impl Assigner<'_> {
             | OpKind::Condition
             | OpKind::Return
             | OpKind::DebugBarrier
+            | OpKind::TurnTake
+            | OpKind::TurnPass
             | OpKind::Print { .. }
             | OpKind::Assert { .. } => {}
             OpKind::ArefCreate | OpKind::ArefPut | OpKind::ArefConsumed => {}

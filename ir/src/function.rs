@@ -94,6 +94,11 @@ pub struct FuncAttrs {
     /// The kernel strides over that many tiles itself, so the launcher may
     /// start fewer programs along x (one per SM), never zero.
     pub grid_param: Option<String>,
+    /// With `grid_param`, for a kernel written for a grid over x and y:
+    /// the parameter that receives the y size. The kernel walks the x * y
+    /// tiles itself (x fastest), so the launcher starts a one-axis grid of
+    /// at most one program per SM.
+    pub grid_param_y: Option<String>,
 }
 
 impl Default for FuncAttrs {
@@ -103,6 +108,7 @@ impl Default for FuncAttrs {
             num_stages: 3,
             constexprs: Vec::new(),
             grid_param: None,
+            grid_param_y: None,
         }
     }
 }

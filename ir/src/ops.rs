@@ -632,6 +632,20 @@ pub enum OpKind {
     /// operands. Values defined before the op are visible inside; the op
     /// ends when every partition has ended.
     WarpSpecialize { partitions: Vec<Partition> },
+    /// `() -> ()`: ping-pong between the warpgroups of a partition. The
+    /// warpgroups take turns, in order 0, 1, ..., W-1, 0, ...; the first
+    /// turn is warpgroup 0's. `turn.take` waits until it is this
+    /// warpgroup's turn (the warpgroup before it has passed), `turn.pass`
+    /// gives the turn to the next one. What runs between the two (the
+    /// issue of tensor-core groups) runs in one warpgroup at a time, so
+    /// that each warpgroup's other work overlaps the other's groups
+    /// (FlashAttention-3's warpgroup scheduling). The interpreter runs
+    /// every warpgroup of a partition as one, so it ignores both; the aref
+    /// simulator runs a partition that has them as one thread per
+    /// warpgroup and makes `turn.take` block.
+    TurnTake,
+    /// `() -> ()`: ends this warpgroup's turn (see [`OpKind::TurnTake`]).
+    TurnPass,
 
     /// `tl.debug_barrier()`: all threads of the program wait here.
     DebugBarrier,
@@ -674,6 +688,8 @@ impl OpKind {
                 | OpKind::ArefGet
                 | OpKind::ArefConsumed
                 | OpKind::WarpSpecialize { .. }
+                | OpKind::TurnTake
+                | OpKind::TurnPass
                 // Orders the partition against its tensor-core groups.
                 | OpKind::DotWait { .. }
         )

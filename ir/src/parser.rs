@@ -666,6 +666,7 @@ impl<'a> Parser<'a> {
                 f.attrs.constexprs = c;
             }
             f.attrs.grid_param = a.take_str(self, "grid_param")?;
+            f.attrs.grid_param_y = a.take_str(self, "grid_param_y")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;
@@ -1166,6 +1167,11 @@ impl<'a> Parser<'a> {
                 _ => return Err(unknown(self)),
             },
             "debug_barrier" => no_sub(self, OpKind::DebugBarrier)?,
+            "turn" => match sub {
+                Some("take") => OpKind::TurnTake,
+                Some("pass") => OpKind::TurnPass,
+                _ => return Err(unknown(self)),
+            },
             "print" => {
                 let prefix = a.take_str(self, "prefix")?.unwrap_or_default();
                 let hex = a.take_flag(self, "hex")?;

@@ -159,6 +159,8 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::ArefConsumed => "aref.consumed".into(),
         OpKind::WarpSpecialize { .. } => "ws".into(),
         OpKind::DebugBarrier => "debug_barrier".into(),
+        OpKind::TurnTake => "turn.take".into(),
+        OpKind::TurnPass => "turn.pass".into(),
         OpKind::Print { .. } => "print".into(),
         OpKind::Assert { .. } => "assert".into(),
     }
@@ -421,6 +423,9 @@ impl Printer<'_> {
         }
         if let Some(p) = &f.attrs.grid_param {
             let _ = write!(self.out, ", grid_param = {}", quote(p));
+        }
+        if let Some(p) = &f.attrs.grid_param_y {
+            let _ = write!(self.out, ", grid_param_y = {}", quote(p));
         }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);

@@ -3,7 +3,8 @@
 //! It checks, for each function:
 //!
 //! 1. Parameters are exactly the body block's arguments, in order, and the
-//!    body has no parent op; a `grid_param` attribute names an `i32`
+//!    body has no parent op; a `grid_param` (and `grid_param_y`, only
+//!    with it) attribute names an `i32`
 //!    parameter.
 //! 2. Every block reachable from the body is the region of exactly one op,
 //!    and its `parent` is that op; ops without regions are not `for`/`if`/
@@ -80,6 +81,14 @@
 //!     `aref.get %r, %i` of that block returned, nor a `trans` of one: the
 //!     backend reads a slot's tiles, and their transposes, in place, so the
 //!     producer may already be refilling it.
+//! 14. Ping-pong turns: `turn.take` and `turn.pass` have no operands or
+//!     results and sit inside a partition of at least two warpgroups
+//!     (8 warps). In every block they alternate, take first, and a block
+//!     ends with its last turn passed; no region nested between a take and
+//!     its pass has turn ops. Every warpgroup then takes and passes the
+//!     same number of turns in the same order wherever control flow is
+//!     uniform across the partition (scalar conditions and bounds are), so
+//!     the hardware's turn barriers pair up.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -144,6 +153,7 @@ pub fn verify_function(f: &Function) -> Result<(), Vec<VerifyError>> {
     v.aref_placement();
     v.in_flight_uses();
     v.released_slot_uses();
+    v.turn_pairs();
     if v.errors.is_empty() {
         Ok(())
     } else {
@@ -211,14 +221,21 @@ impl Verifier<'_> {
         if body.parent.is_some() {
             self.error(None, "the body block has a parent op");
         }
-        if let Some(name) = &f.attrs.grid_param {
+        for (attr, name) in [
+            ("grid_param", &f.attrs.grid_param),
+            ("grid_param_y", &f.attrs.grid_param_y),
+        ] {
+            let Some(name) = name else { continue };
             let i32_param = f.params.iter().any(|p| {
                 p.name == *name
                     && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
             });
             if !i32_param {
-                self.error(None, format!("grid_param `{name}` is not an i32 parameter"));
+                self.error(None, format!("{attr} `{name}` is not an i32 parameter"));
             }
+        }
+        if f.attrs.grid_param_y.is_some() && f.attrs.grid_param.is_none() {
+            self.error(None, "grid_param_y without grid_param");
         }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
@@ -433,6 +450,23 @@ impl Verifier<'_> {
             OpKind::WarpSpecialize { .. } if inside.is_some() => {
                 self.error(Some(op), "ws inside a partition of another ws");
             }
+            OpKind::TurnTake | OpKind::TurnPass => {
+                let warps = inside.and_then(|(ws, i)| match &self.f.ops[ws].kind {
+                    OpKind::WarpSpecialize { partitions } => partitions.get(i).map(|p| p.num_warps),
+                    _ => None,
+                });
+                match warps {
+                    None => self.error(Some(op), "turn op outside every ws partition"),
+                    Some(w) if w < 8 => self.error(
+                        Some(op),
+                        format!(
+                            "turn op in a partition of {w} warps: turns alternate between \
+                             warpgroups, and it has one"
+                        ),
+                    ),
+                    Some(_) => {}
+                }
+            }
             OpKind::DebugBarrier if inside.is_some() => self.error(
                 Some(op),
                 "debug_barrier inside a ws partition: the other partitions never reach it",
@@ -555,6 +589,48 @@ impl Verifier<'_> {
     }
 
     /// Rule 13, block by block.
+    /// Rule 14's pairing of `turn.take` and `turn.pass` in each block.
+    fn turn_pairs(&mut self) {
+        let f = self.f;
+        let is_turn = |o: Op| matches!(f.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass);
+        let has_turn_inside = |o: Op| {
+            let mut found = false;
+            for &r in &f.ops[o].regions {
+                f.walk_block(r, &mut |x| found |= is_turn(x));
+            }
+            found
+        };
+        let mut problems = Vec::new();
+        for (block, data) in f.blocks.iter() {
+            if !self.seen_blocks.contains(&block) {
+                continue;
+            }
+            let mut open: Option<Op> = None;
+            for &o in &data.ops {
+                match f.ops[o].kind {
+                    OpKind::TurnTake if open.is_some() => {
+                        problems.push((o, "turn.take while this warpgroup holds the turn (a take without a pass before it)"));
+                    }
+                    OpKind::TurnTake => open = Some(o),
+                    OpKind::TurnPass if open.is_none() => {
+                        problems.push((o, "turn.pass without a turn.take before it in its block"));
+                    }
+                    OpKind::TurnPass => open = None,
+                    _ if open.is_some() && has_turn_inside(o) => {
+                        problems.push((o, "a region between turn.take and turn.pass has turn ops"));
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(o) = open {
+                problems.push((o, "turn.take without a turn.pass after it in its block"));
+            }
+        }
+        for (o, message) in problems {
+            self.error(Some(o), message);
+        }
+    }
+
     fn released_slot_uses(&mut self) {
         let f = self.f;
         let mut bad = Vec::new();
@@ -1495,7 +1571,9 @@ impl Types<'_> {
                     return Err("condition needs an i1 operand".into());
                 }
             }
-            OpKind::Return | OpKind::DebugBarrier => self.counts(0, 0)?,
+            OpKind::Return | OpKind::DebugBarrier | OpKind::TurnTake | OpKind::TurnPass => {
+                self.counts(0, 0)?
+            }
             OpKind::Assert { .. } => {
                 self.counts(1, 0)?;
                 let c = self.operand(0);

@@ -198,7 +198,7 @@ fn schedule_loop(func: &mut Function, l: Op, warps: u32) -> Result<Option<String
     )))
 }
 
-fn loc_text(loc: Loc) -> String {
+pub(crate) fn loc_text(loc: Loc) -> String {
     if loc.is_known() {
         format!("{}:{}", loc.line, loc.col)
     } else {

@@ -26,6 +26,13 @@
 //!   of iteration `j` as async groups and computes the chain of `j + 1`
 //!   while the second runs (`--no-coarse-pipeline` turns it off).
 //!
+//! - [`pingpong`]: FlashAttention-3's warpgroup scheduling. In a consumer
+//!   partition of two warpgroups, a loop that computes on tiles beside
+//!   its async `dot`s has the warpgroups take turns issuing them
+//!   (`turn.take`/`turn.pass`, named barriers on the GPU), so that one's
+//!   chain overlaps the other's tensor-core groups (`--no-pingpong` turns
+//!   it off).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -40,6 +47,7 @@ pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
 pub mod persistent;
+pub mod pingpong;
 pub mod software_pipeline;
 
 use tawa_ir::{Function, OpKind};
@@ -75,6 +83,10 @@ pub struct PipelineOptions {
     /// with the tensor core ([`coarse_pipeline`]). On by default;
     /// `--no-coarse-pipeline` turns it off (the ablation baseline).
     pub coarse_pipeline: bool,
+    /// Let the warpgroups of a consumer partition take turns issuing
+    /// their tensor-core groups where the loop computes beside them
+    /// ([`pingpong`]). On by default; `--no-pingpong` turns it off.
+    pub pingpong: bool,
     /// Write tile stores that a TMA store can express back with TMA
     /// (`tawa_partitioner::tma_store` rewrites them into `desc_store`s,
     /// the backend stages them in shared memory and issues
@@ -91,6 +103,7 @@ impl Default for PipelineOptions {
             mma_depth: 0,
             persistent: true,
             coarse_pipeline: true,
+            pingpong: true,
             tma_store: true,
         }
     }
@@ -165,6 +178,9 @@ pub fn pipeline(
     mma_pipeline::pipeline_mmas(func, opts.mma_depth, &mut schedule);
     if opts.coarse_pipeline {
         coarse_pipeline::coarse_pipeline(func, &mut schedule);
+    }
+    if opts.pingpong {
+        pingpong::pingpong(func, &mut schedule);
     }
     partition_budgets(func, &mut schedule);
     Ok(schedule)

@@ -23,15 +23,34 @@
 //! the epilogue of the last one: that overlap, and one prologue per SM
 //! instead of one per tile, is what persistence buys.
 //!
-//! Kernels it leaves alone, with the reason: grids over more than one
-//! axis (`program_id`/`num_programs` of y or z), kernels that already
-//! stride over programs themselves (`num_programs x`), and kernels that
-//! have a `grid_param` already.
+//! A kernel written for a grid over x and y (attention: query blocks by
+//! heads) walks the x * y tiles, x fastest, so that the tiles running at
+//! once share their y (a head's K and V stay in L2):
+//!
+//! ```text
+//! for %tile = program_id x to %tw_grid_x * %tw_grid_y step num_programs x {
+//!   body(pid x = %tile % %tw_grid_x, pid y = %tile / %tw_grid_x)
+//! }
+//! ```
+//!
+//! with `%tw_grid_y` a second parameter (the function's `grid_param_y`);
+//! the launcher then starts a one-axis grid.
+//!
+//! Kernels it leaves alone, with the reason: grids over z (`program_id`
+//! or `num_programs` of z), kernels that stride over programs themselves
+//! (`num_programs` of x or y), kernels that have a `grid_param` already,
+//! and kernels with a loop whose bounds depend on the program id (causal
+//! attention: its tiles take different times, and a fixed stride gives
+//! some SMs more of the long ones than the hardware's block scheduler,
+//! which starts a program wherever one finished, would).
 
-use tawa_ir::{Axis, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type};
+use tawa_ir::{Axis, BinaryOp, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type};
 
 /// The name of the parameter that receives the grid's x size.
 pub const GRID_PARAM: &str = "tw_grid_x";
+/// The name of the parameter that receives the grid's y size, for a
+/// kernel written for a grid over x and y.
+pub const GRID_PARAM_Y: &str = "tw_grid_y";
 
 /// Makes `func` persistent (see the module docs), or says why not.
 pub fn make_persistent(func: &mut Function) -> Result<(), String> {
@@ -40,12 +59,14 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     }
     let mut reason = None;
     let mut pids = Vec::new();
+    let mut pids_y = Vec::new();
     func.walk(&mut |op| match func.ops[op].kind {
         OpKind::ProgramId(Axis::X) => pids.push(func.ops[op].results[0]),
-        OpKind::ProgramId(_) | OpKind::NumPrograms(Axis::Y | Axis::Z) => {
-            reason.get_or_insert("the grid has more than one axis");
+        OpKind::ProgramId(Axis::Y) => pids_y.push(func.ops[op].results[0]),
+        OpKind::ProgramId(Axis::Z) | OpKind::NumPrograms(Axis::Z) => {
+            reason.get_or_insert("the grid has a z axis");
         }
-        OpKind::NumPrograms(Axis::X) => {
+        OpKind::NumPrograms(_) => {
             reason.get_or_insert("the kernel strides over programs itself (num_programs)");
         }
         _ => {}
@@ -53,8 +74,18 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     if let Some(r) = reason {
         return Err(r.into());
     }
-    if func.params.iter().any(|p| p.name == GRID_PARAM) {
-        return Err(format!("a parameter is already named `{GRID_PARAM}`"));
+    if let Some(l) = loop_bounded_by_program_id(func) {
+        return Err(format!(
+            "the loop at {}:{} runs a different number of iterations in each program (its \
+             bounds depend on the program id, as causal attention's do): the GPU's block \
+             scheduler balances such tiles better than a fixed stride over them",
+            func.ops[l].loc.line, func.ops[l].loc.col
+        ));
+    }
+    for name in [GRID_PARAM, GRID_PARAM_Y] {
+        if func.params.iter().any(|p| p.name == name) {
+            return Err(format!("a parameter is already named `{name}`"));
+        }
     }
     let body = func.body;
     let ret = *func.blocks[body].ops.last().ok_or("empty kernel")?;
@@ -71,16 +102,43 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
         .map_or(func.ops[ret].loc, |&op| func.ops[op].loc);
     let i32_ty = Type::Scalar(Elem::Scalar(ScalarType::I32));
     let grid = func.add_param(GRID_PARAM, i32_ty.clone(), ParamHints::default());
+    let grid_y = (!pids_y.is_empty())
+        .then(|| func.add_param(GRID_PARAM_Y, i32_ty.clone(), ParamHints::default()));
 
     let tiles = func.new_block(vec![i32_ty.clone()]);
     let tile = func.blocks[tiles].args[0];
     func.set_name(tile, "tile");
     let moved: Vec<_> = func.blocks[body].ops.drain(..).collect();
     let (moved, ret) = moved.split_at(moved.len() - 1);
-    func.blocks[tiles].ops = moved.to_vec();
+    // With a y axis, the tile's coordinates lead the tile loop's body.
+    let (tile_x, tile_y) = match grid_y {
+        Some(_) => {
+            let bin = |f: &mut Function, op: BinaryOp| {
+                f.append_value(
+                    tiles,
+                    OpKind::Binary(op),
+                    vec![tile, grid],
+                    i32_ty.clone(),
+                    loc,
+                )
+            };
+            let x = bin(func, BinaryOp::Rem);
+            let y = bin(func, BinaryOp::IDiv);
+            func.set_name(x, "tile_x");
+            func.set_name(y, "tile_y");
+            (x, Some(y))
+        }
+        None => (tile, None),
+    };
+    func.blocks[tiles].ops.extend_from_slice(moved);
     func.append_op(tiles, OpKind::Yield, vec![], vec![], vec![], loc);
     for pid in pids {
-        func.replace_uses(pid, tile, &[]);
+        func.replace_uses(pid, tile_x, &[]);
+    }
+    if let Some(tile_y) = tile_y {
+        for pid in pids_y {
+            func.replace_uses(pid, tile_y, &[]);
+        }
     }
 
     let first = func.append_value(
@@ -97,15 +155,118 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
         i32_ty.clone(),
         loc,
     );
+    let tile_count = match grid_y {
+        Some(gy) => func.append_value(
+            body,
+            OpKind::Binary(BinaryOp::Mul),
+            vec![grid, gy],
+            i32_ty.clone(),
+            loc,
+        ),
+        None => grid,
+    };
     func.append_op(
         body,
         OpKind::For(LoopAttrs::default()),
-        vec![first, grid, stride],
+        vec![first, tile_count, stride],
         vec![],
         vec![tiles],
         loc,
     );
     func.blocks[body].ops.push(ret[0]);
     func.attrs.grid_param = Some(GRID_PARAM.into());
+    func.attrs.grid_param_y = grid_y.map(|_| GRID_PARAM_Y.into());
     Ok(())
+}
+
+/// A `for` loop whose bounds or step depend on a program id, if any:
+/// its tiles take different times, which a fixed stride over them
+/// distributes unevenly (one SM gets the long ones).
+fn loop_bounded_by_program_id(func: &Function) -> Option<tawa_ir::Op> {
+    let mut from_pid: std::collections::HashSet<tawa_ir::Value> = Default::default();
+    let mut found = None;
+    // Program order: a value's definition is visited before its uses
+    // (values carried by loops keep what their inits and yields give, which
+    // one pass over-approximates well enough for bounds).
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if found.is_some() {
+            return;
+        }
+        if let OpKind::For(_) = data.kind {
+            if data.operands[..3].iter().any(|v| from_pid.contains(v)) {
+                found = Some(op);
+            }
+        }
+        let tainted = matches!(data.kind, OpKind::ProgramId(_))
+            || data.operands.iter().any(|v| from_pid.contains(v));
+        if tainted && data.regions.is_empty() {
+            from_pid.extend(data.results.iter().copied());
+        }
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+    use tawa_ir::{parse_function, print_function, verify_function};
+
+    fn kernel(body: &str) -> Function {
+        let text = format!(
+            "tt.func @k(%p: ptr<i32>) attributes {{num_warps = 4, num_stages = 3}} {{\n{body}  return\n}}\n"
+        );
+        parse_function(&text).unwrap()
+    }
+
+    #[test]
+    fn a_grid_over_x_and_y_is_walked_x_fastest() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %s = add %x, %y : i32\n  \
+             %q = addptr %p, %s : ptr<i32>\n  store %q, %y\n",
+        );
+        make_persistent(&mut f).unwrap();
+        verify_function(&f).unwrap();
+        expect![[r#"
+            tt.func @k(%p: ptr<i32>, %tw_grid_x: i32, %tw_grid_y: i32) attributes {num_warps = 4, num_stages = 3, grid_param = "tw_grid_x", grid_param_y = "tw_grid_y"} {
+              %0 = program_id x : i32
+              %1 = num_programs x : i32
+              %2 = mul %tw_grid_x, %tw_grid_y : i32
+              for %tile: i32 = %0 to %2 step %1 {
+                %tile_x = rem %tile, %tw_grid_x : i32
+                %tile_y = idiv %tile, %tw_grid_x : i32
+                %x = program_id x : i32
+                %y = program_id y : i32
+                %s = add %tile_x, %tile_y : i32
+                %q = addptr %p, %s : ptr<i32>
+                store %q, %tile_y
+                yield
+              }
+              return
+            }
+        "#]]
+        .assert_eq(&print_function(&f));
+        // The launch contract reads back from the text.
+        let again = parse_function(&print_function(&f)).unwrap();
+        assert_eq!(again.attrs.grid_param_y.as_deref(), Some(GRID_PARAM_Y));
+    }
+
+    #[test]
+    fn tiles_of_different_lengths_stay_one_program_each() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %c0 = constant 0 : i32\n  %c1 = constant 1 : i32\n  \
+             %hi = add %x, %c1 : i32\n  for %i: i32 = %c0 to %hi step %c1 {\n    \
+             %q = addptr %p, %i : ptr<i32>\n    store %q, %x\n    yield\n  }\n",
+        );
+        let err = make_persistent(&mut f).unwrap_err();
+        assert!(err.contains("bounds depend on the program id"), "{err}");
+    }
+
+    #[test]
+    fn a_grid_over_z_stays() {
+        let mut f =
+            kernel("  %z = program_id z : i32\n  %q = addptr %p, %z : ptr<i32>\n  store %q, %z\n");
+        assert_eq!(make_persistent(&mut f), Err("the grid has a z axis".into()));
+    }
 }

@@ -72,6 +72,8 @@ enum Slot {
     Arg(usize),
     /// A persistent kernel's grid parameter: the requested grid's x size.
     GridX,
+    /// A persistent kernel's second grid parameter: the y size.
+    GridY,
 }
 
 /// A compiled kernel: CUDA, cubin, and how the call's arguments reach its
@@ -182,11 +184,10 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
             (name.clone(), placeholder)
         })
         .collect();
-    let grid_param = source
-        .grid_param
-        .and_then(|i| source.params.get(i))
-        .map(|p| p.name.clone());
-    if let Some(name) = &grid_param {
+    let name_of = |i: Option<usize>| i.and_then(|i| source.params.get(i)).map(|p| p.name.clone());
+    let grid_param = name_of(source.grid_param);
+    let grid_param_y = name_of(source.grid_param_y);
+    for name in grid_param.iter().chain(&grid_param_y) {
         named.insert(name.clone(), ArgSource::Int(1));
     }
     let bound = launch::bind_by_name(&source.params, &named, "this call")?;
@@ -195,6 +196,8 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
         .map(|b| {
             if Some(&b.param) == grid_param.as_ref() {
                 Slot::GridX
+            } else if Some(&b.param) == grid_param_y.as_ref() {
+                Slot::GridY
             } else {
                 let i = args
                     .iter()
@@ -346,6 +349,7 @@ impl Kernel {
                 source: match slot {
                     Slot::Arg(i) => sources[*i].clone(),
                     Slot::GridX => ArgSource::Int(i64::from(grid[0])),
+                    Slot::GridY => ArgSource::Int(i64::from(grid[1])),
                 },
             })
             .collect();

@@ -72,30 +72,33 @@ fn expanded_args(case: &Case) -> Result<Vec<(String, ArgSource)>, String> {
 /// Binds the case's arguments to `params` (the compiled kernel's, in its
 /// order). See the module docs.
 pub fn bind_launch_args(case: &Case, params: &[KernelParam]) -> Result<Vec<BoundArg>, String> {
-    bind_with(case, params, None)
+    bind_with(case, params, Vec::new())
 }
 
 /// [`bind_launch_args`] for a compiled kernel, whose launch contract may
-/// add a parameter: a persistent kernel's grid parameter gets the x size
-/// of the case's grid.
+/// add parameters: a persistent kernel's grid parameters get the x (and
+/// y) size of the case's grid.
 pub fn bind_kernel_args(case: &Case, kernel: &KernelSource) -> Result<Vec<BoundArg>, String> {
-    let grid_param = match kernel.grid_param {
-        Some(i) => {
+    let mut extra = Vec::new();
+    for (axis, param) in [kernel.grid_param, kernel.grid_param_y]
+        .into_iter()
+        .enumerate()
+    {
+        if let Some(i) = param {
             let name = kernel
                 .params
                 .get(i)
                 .ok_or("internal: grid parameter out of range")?;
-            Some((name.name.clone(), ArgSource::Int(case.grid()?[0] as i64)))
+            extra.push((name.name.clone(), ArgSource::Int(case.grid()?[axis] as i64)));
         }
-        None => None,
-    };
-    bind_with(case, &kernel.params, grid_param)
+    }
+    bind_with(case, &kernel.params, extra)
 }
 
 fn bind_with(
     case: &Case,
     params: &[KernelParam],
-    extra: Option<(String, ArgSource)>,
+    extra: Vec<(String, ArgSource)>,
 ) -> Result<Vec<BoundArg>, String> {
     let mut args: BTreeMap<String, ArgSource> = expanded_args(case)?.into_iter().collect();
     args.extend(extra);

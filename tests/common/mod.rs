@@ -283,7 +283,14 @@ pub fn run_module_with(
         // fewer programs, so that each program does several tiles.
         names.push(p.clone());
         args.push(ArgValue::Int(grid[0] as i64));
-        grid[0] = grid[0].min(PERSISTENT_PROGRAMS);
+        match &func.attrs.grid_param_y {
+            Some(py) => {
+                names.push(py.clone());
+                args.push(ArgValue::Int(grid[1] as i64));
+                grid = [(grid[0] * grid[1]).min(PERSISTENT_PROGRAMS), 1, grid[2]];
+            }
+            None => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
+        }
     }
     let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
     if params != names.iter().map(String::as_str).collect::<Vec<_>>() {

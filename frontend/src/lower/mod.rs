@@ -1364,6 +1364,7 @@ impl<'a> Lowerer<'a> {
             num_stages: opts.num_stages.unwrap_or(3),
             constexprs: Vec::new(),
             grid_param: None,
+            grid_param_y: None,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(

@@ -163,6 +163,8 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::ArefConsumed => "aref.consumed",
         OpKind::WarpSpecialize { .. } => "ws",
         OpKind::DebugBarrier => "debug_barrier",
+        OpKind::TurnTake => "turn.take",
+        OpKind::TurnPass => "turn.pass",
         OpKind::Print { .. } => "print",
         OpKind::Assert { .. } => "assert",
     }
@@ -995,6 +997,14 @@ impl Interp<'_> {
                 }
             }
             OpKind::DebugBarrier => Ok(vec![]),
+            OpKind::TurnTake => {
+                self.host.turn_take(op)?;
+                Ok(vec![])
+            }
+            OpKind::TurnPass => {
+                self.host.turn_pass(op)?;
+                Ok(vec![])
+            }
             OpKind::Print { prefix, hex } => {
                 let mut line = format!(
                     "pid ({}, {}, {}) {prefix}",

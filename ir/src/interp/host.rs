@@ -95,6 +95,18 @@ pub trait Host {
         Ok(())
     }
 
+    /// `turn.take`: waits for this warpgroup's turn. Hosts that run a
+    /// partition's warpgroups as one (the plain interpreter) have nothing
+    /// to wait for.
+    fn turn_take(&mut self, _op: Op) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// `turn.pass`: gives the turn to the next warpgroup.
+    fn turn_pass(&mut self, _op: Op) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The current contents of a viewed slot buffer.
     fn read_view(&self, _view: &SlotView) -> Result<RVal, String> {
         Err(NEEDS_SIMULATOR.into())

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# tawa against Triton 3.6 compiling the same kernel source, and cuBLAS, in
+# one process per example (bench/same_source.py), on the GEMM cases of
+# issues 10 and 11; a markdown table and JSON lines in $1 (default
+# ./same-source). Run from the checkout's root on the GPU machine after
+# bench/build-gpu-bin.sh (carry gpu-bin/); installs the `tawa` wheel as
+# bench/python-session.sh does (bench/tawa-wheel.sh).
+#
+# Knobs: ITERS (timed rounds per case, default 30), TAWA_UPSTREAM_DIR (the
+# Triton tutorials, for tutorial 03's unmodified source; default
+# ./upstream; skipped with a status line when absent), ONLY (a regular
+# expression on the run names below, e.g. "matmul|linear"),
+# EXAMPLE_TIMEOUT (seconds per example process, default 120), BUDGET
+# (seconds for all of them, default 540, under the device tool's 10
+# minutes a command: an example that would start past it is skipped, and
+# a running one is stopped at it, so that the table is always written).
+set -uo pipefail
+out=${1:-same-source}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log="$out/session.log"
+jsonl="$out/same_source.jsonl"
+: > "$jsonl"
+status() { echo "$1" | tee -a "$out/status.txt" >> "$log"; }
+export TAWA_UPSTREAM_DIR=${TAWA_UPSTREAM_DIR:-$PWD/upstream}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >> "$log" 2>&1
+
+. bench/tawa-wheel.sh
+install_tawa_wheel "$log"
+status "install rc=$wheel_rc"
+
+ex=triton-examples/kernels
+up03=tests/upstream/03-matrix-multiplication.toml
+# name | kernel file | cases file ("-": beside it) | cases
+runs=(
+  "matmul|$ex/matmul.py|-|square_4096 square_8192 bf16_8192 k1024_8192 k16384_8192"
+  "tutorial03|$TAWA_UPSTREAM_DIR/03-matrix-multiplication.py|$up03|square_4096 square_8192"
+  "persistent_matmul|$ex/persistent_matmul.py|-|square_4096 square_8192"
+  "matmul_descriptor|$ex/matmul_descriptor.py|-|square_4096 square_8192"
+  "matmul_tma_host|$ex/matmul_tma_host.py|-|square_8192"
+  "glu_dual_gemm_unmasked|$ex/glu_dual_gemm_unmasked.py|-|ffn_4096x11008"
+  "geglu_dual_gemm|$ex/geglu_dual_gemm.py|-|ffn_4096x11008"
+  "batched_matmul|$ex/batched_matmul.py|-|attention_scores_32x512 batch_4_2048"
+  "split_k_matmul|$ex/split_k_matmul.py|-|skinny_1024x1024x16384"
+  "linear|$ex/linear.py|-|square_8192"
+  "weight_grad|$ex/weight_grad.py|-|tokens_8192"
+  "gemm_row_reduce|$ex/gemm_row_reduce.py|-|square_4096"
+  "persistent_matmul_clamped|$ex/persistent_matmul_clamped.py|-|square_4096"
+  "matmul_subtiled_epilogue|$ex/matmul_subtiled_epilogue.py|-|square_4096"
+  "matmul_swap_ab|$ex/matmul_swap_ab.py|-|decode_16x8192x8192"
+)
+started=$SECONDS
+for r in "${runs[@]}"; do
+  IFS='|' read -r name file cases_file cases <<< "$r"
+  [[ -z "${ONLY:-}" || "$name" =~ ${ONLY:-} ]] || continue
+  if [ ! -f "$file" ]; then
+    status "$name skipped: no $file"
+    continue
+  fi
+  args=(--label "$name" --iters "${ITERS:-30}" --json "$jsonl")
+  [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
+  for c in $cases; do args+=(--case "$c"); done
+  left=$(( ${BUDGET:-540} - (SECONDS - started) ))
+  if [ "$left" -le 10 ]; then
+    status "$name skipped: the session's budget (BUDGET=${BUDGET:-540} s) is spent"
+    continue
+  fi
+  limit=$(( left < ${EXAMPLE_TIMEOUT:-120} ? left : ${EXAMPLE_TIMEOUT:-120} ))
+  echo "== $name ($((SECONDS - started)) s, at most $limit s)" >> "$log"
+  # One process per example: a kernel that faults takes its CUDA context
+  # with it, not the other examples' measurements.
+  timeout "$limit" python3 bench/same_source.py "$file" "${args[@]}" >> "$log" 2>&1
+  status "$name rc=$?"
+done
+echo "== $((SECONDS - started)) s in all" >> "$log"
+python3 bench/same_source.py --report "$jsonl" --out "$out/same_source.md" >> "$log" 2>&1
+status "report rc=$?"
+cat "$out/same_source.md" 2>/dev/null
+cat "$out/status.txt"
+! grep -Ev "rc=(0|unzipped:0)$" "$out/status.txt" > /dev/null
