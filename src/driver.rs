@@ -641,13 +641,16 @@ fn split_or_why(
     tawa_ir::eliminate_dead_code(&mut lowered);
     check_pass("dce", &lowered)?;
     // The partitioner moves the copies `tma_lower` wrote, whose
-    // descriptors the backend can give to the host; loads left as they
-    // were (transposed boxes, unbounded extents) stay in the consumer.
+    // descriptors the backend can give to the host, and the loads of
+    // descriptors the kernel makes from values it loads, whose tensor maps
+    // the producer builds; loads left as they were (transposed boxes,
+    // unbounded extents) stay in the consumer.
     let axis = tawa_ir::axis_info::analyze(&lowered);
     let mut plan = tawa_partitioner::infer_tma(&lowered, &axis);
     plan.decisions.retain(|d| {
-        d.as_ref()
-            .is_ok_and(|r| tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op))
+        d.as_ref().is_ok_and(|r| {
+            r.device_built || tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op)
+        })
     });
     let opts = tawa_partitioner::WsOptions {
         depth: 1,

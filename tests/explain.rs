@@ -47,7 +47,7 @@ fn explain_says_why_a_load_is_not_tma() {
         .find(|l| l.contains(": %a: "))
         .unwrap_or_else(|| panic!("no line for %a:\n{stderr}"));
     assert!(
-        a.contains("not TMA: the base pointer is loaded from memory"),
+        a.contains("not TMA: the base pointer %a_ptr is loaded from memory"),
         "{a}"
     );
 }

@@ -20,7 +20,7 @@
 //!   MN-major otherwise, in `w`-byte swizzle atoms — which is exactly what
 //!   a TMA copy with the `w`-byte swizzle writes, box after box.
 //! - **put** (producer): every buffer must come from a `desc_load` of a
-//!   descriptor the host builds (`tma_lower`); the load itself emits
+//!   descriptor (`tma_lower`); the load itself emits
 //!   nothing. One thread waits on `empty[s]` with parity `((i / D) & 1) ^
 //!   1`, arrives on `full[s]` with `expect_tx` of the slot's bytes, and
 //!   issues one `cp.async.bulk.tensor` per box (2-D, or up to 5-D for a
@@ -29,6 +29,12 @@
 //!   engine completes the phase. A partition that also gets from the ring (the op's only
 //!   one) reconverges its warps with `__syncwarp` after the put: the
 //!   `.aligned` wgmma that follows needs every lane.
+//! - **Tensor maps built on the device.** A descriptor whose base,
+//!   extents or strides the producer computes (loaded from a pointer
+//!   array) has no map the host can encode: the host encodes a template
+//!   (element type, box, swizzle) and the issuing thread rebuilds the map
+//!   in its program's slot of a global workspace before the copies that
+//!   need it, only when its values changed (`Emitter::device_map_update`).
 //! - **get** (consumer): every thread waits on `full[s]` with parity
 //!   `(i / D) & 1`; the results are views of the slot's buffers that the
 //!   `dot`s read in place (no fence: nothing wrote them through the
@@ -495,6 +501,7 @@ impl Emitter<'_> {
         let data = &f.ops[op];
         let ring = self.rings[&data.operands[0]].clone();
         let (s, k) = self.slot_of(&ring, data.operands[1])?;
+        let iteration = self.scalar(data.operands[1])?;
         let bytes: u32 = ring.buffers.iter().map(|b| b.2).sum();
         let mut copies = Vec::new();
         for (j, &v) in data.operands[2..].iter().enumerate() {
@@ -513,6 +520,7 @@ impl Emitter<'_> {
                 smem,
                 &format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes),
                 &format!("tw_smem_u32 + {} + 8 * {s}", ring.full),
+                (&ring, &iteration),
             )?);
         }
         self.line("if (tid == 0) {");
@@ -539,13 +547,17 @@ impl Emitter<'_> {
 
     /// The `cp.async.bulk.tensor` lines that copy `desc_load` op `load`'s
     /// tile into shared memory at byte offset `dst` (a C expression),
-    /// completing on mbarrier `bar`.
+    /// completing on mbarrier `bar`, for put number `put.1` (a C
+    /// expression) of ring `put.0`; before them, for a tensor map the
+    /// kernel builds, the lines that rebuild it when its values changed
+    /// ([`Self::device_map_update`]).
     fn tma_copies(
         &mut self,
         load: Op,
         smem: OperandSmem,
         dst: &str,
         bar: &str,
+        put: (&Ring, &str),
     ) -> Res<Vec<String>> {
         let f = self.func;
         let data = &f.ops[load];
@@ -553,6 +565,15 @@ impl Emitter<'_> {
         let shape = self.ty(r).shape().to_vec();
         let eb = self.scalar_of(r).byte_size();
         let tmap = self.tensor_map(data.operands[0], smem.w, None, data.loc)?;
+        let mut lines = Vec::new();
+        let map_ptr = match self.tensor_maps.iter().position(|t| t.name == tmap) {
+            Some(i) if self.tensor_maps[i].device_built => {
+                let (ptr, update) = self.device_map_update(data.operands[0], i, put)?;
+                lines.extend(update);
+                ptr
+            }
+            _ => format!("&{tmap}"),
+        };
         let coords: Vec<String> = data.operands[1..]
             .iter()
             .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
@@ -566,10 +587,9 @@ impl Emitter<'_> {
             .rev()
             .map(|c| c.as_str())
             .collect();
-        let mut lines = Vec::new();
         for c in 0..shape[1] / box_inner {
             lines.push(format!(
-                "tw_tma_{rank}d(tw_smem_u32 + {dst} + {}, &{tmap}, {} + {}, {}, {bar});",
+                "tw_tma_{rank}d(tw_smem_u32 + {dst} + {}, {map_ptr}, {} + {}, {}, {bar});",
                 c * shape[0] * smem.w,
                 coords[rank - 1],
                 c * box_inner,
@@ -577,6 +597,100 @@ impl Emitter<'_> {
             ));
         }
         Ok(lines)
+    }
+
+    /// For a copy of descriptor `desc` through the tensor map the kernel
+    /// builds (`self.tensor_maps[index]`, a template): the C expression of
+    /// the map in this program's workspace, and the lines (run by the one
+    /// thread that issues the copies, after it waited for the slot) that
+    /// rebuild it when the descriptor's values differ from those it was
+    /// last built from, or at the program's first put (the workspace is
+    /// not initialized, and may hold a map of an earlier launch):
+    ///
+    /// - the copies still in flight may read the old map, so the thread
+    ///   first waits until every earlier put of ring `put.0` (the slot
+    ///   being filled was already released) has landed;
+    /// - a value TMA cannot take (a base not 16-byte aligned, a stride not
+    ///   a multiple of 16 bytes or past 2^40, an extent of 0 or past
+    ///   2^32 - 1) traps: the kernel fails loudly instead of copying
+    ///   wrong data, as the host refuses such a map at launch;
+    /// - the template is copied into the slot, its address, extents and
+    ///   strides replaced (`tensormap.replace`, strides in bytes), the
+    ///   values recorded, and the writes released to the tensor-map proxy
+    ///   and acquired by this thread (`fence.proxy.tensormap::generic`)
+    ///   before its next copy.
+    fn device_map_update(
+        &mut self,
+        desc: Value,
+        index: usize,
+        (ring, iteration): (&Ring, &str),
+    ) -> Res<(String, Vec<String>)> {
+        let t = self.tensor_maps[index].clone();
+        let slot = self.tensor_maps[..index]
+            .iter()
+            .filter(|m| m.device_built)
+            .count() as u32
+            * DEVICE_MAP_SLOT_BYTES;
+        let parts = self.bundle(desc)?;
+        let rank = t.box_extents.len();
+        let eb = t.elem.byte_size();
+        // Bundle: base, shape0.., stride0.. (outermost first).
+        let (shape, strides) = parts[1..].split_at(rank);
+        let mut values = vec![format!("(unsigned long long)({})", parts[0])];
+        values.extend(
+            shape
+                .iter()
+                .rev()
+                .map(|e| format!("(unsigned long long)({e})")),
+        );
+        values.extend(
+            strides[..rank - 1]
+                .iter()
+                .rev()
+                .map(|e| format!("(unsigned long long)({e}) * {eb}ull")),
+        );
+        let n = values.len();
+        let m = self.tmp("dmap");
+        let v = self.tmp("dval");
+        let mut lines = vec![
+            format!(
+                // The program's slots (`tw_dmap_ws_bytes`, known once every
+                // map is), then this map's.
+                "tw_tmap* const {m} = (tw_tmap*)(tw_tmap_ws + tw_program_linear() * tw_dmap_ws_bytes + {slot}ull);"
+            ),
+            format!("const unsigned long long {v}[{n}] = {{{}}};", values.join(", ")),
+            format!(
+                "if (tw_dmap_stale({m}, {v}, {n}, (unsigned)({iteration}) == 0u)) {{"
+            ),
+        ];
+        // Wait for the copies of the earlier puts still in flight.
+        if ring.depth > 1 {
+            lines.push(format!(
+                "  for (unsigned tw_j = 1u; tw_j < {d}u && tw_j <= (unsigned)({iteration}); ++tw_j) {{ const unsigned tw_p = (unsigned)({iteration}) - tw_j; tw_mbar_wait(tw_smem_u32 + {full} + 8 * (tw_p % {d}u), (tw_p / {d}u) & 1u); }}",
+                d = ring.depth,
+                full = ring.full
+            ));
+        }
+        lines.push(format!("  tw_dmap_check({v}, {rank});"));
+        lines.push(format!("  tw_dmap_copy({m}, &{});", t.name));
+        lines.push(format!(
+            "  asm volatile(\"tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;\" :: \"l\"(__cvta_generic_to_global({m})), \"l\"({v}[0]) : \"memory\");"
+        ));
+        for d in 0..rank {
+            lines.push(format!(
+                "  asm volatile(\"tensormap.replace.tile.global_dim.global.b1024.b32 [%0], {d}, %1;\" :: \"l\"(__cvta_generic_to_global({m})), \"r\"((unsigned){v}[{}]) : \"memory\");",
+                1 + d
+            ));
+        }
+        for d in 0..rank - 1 {
+            lines.push(format!(
+                "  asm volatile(\"tensormap.replace.tile.global_stride.global.b1024.b64 [%0], {d}, %1;\" :: \"l\"(__cvta_generic_to_global({m})), \"l\"({v}[{}]) : \"memory\");",
+                1 + rank + d
+            ));
+        }
+        lines.push(format!("  tw_dmap_publish({m}, {v}, {n});"));
+        lines.push("}".to_string());
+        Ok((m, lines))
     }
 
     /// The kernel's tensor-map parameter for descriptor `desc` (made by a
@@ -623,17 +737,17 @@ impl Emitter<'_> {
             ));
         }
         let ops = &f.ops[make].operands;
-        let base = f
-            .params
-            .iter()
-            .position(|p| p.value == ops[0])
-            .ok_or_else(not_host)?;
-        let exprs: Vec<HostExpr> = ops[1..]
-            .iter()
-            .map(|&v| host_expr(f, v))
-            .collect::<Option<_>>()
-            .ok_or_else(not_host)?;
-        let (shape, strides) = exprs.split_at(rank);
+        let base = f.params.iter().position(|p| p.value == ops[0]);
+        let exprs: Option<Vec<HostExpr>> = ops[1..].iter().map(|&v| host_expr(f, v)).collect();
+        // A descriptor of values the kernel computes is built on the
+        // device, for copies into aref slots only (`rows` is a TMA
+        // store's band, which takes host-built maps).
+        let device_built = base.is_none() || exprs.is_none();
+        if device_built && rows.is_some() {
+            return Err(not_host());
+        }
+        let exprs = exprs.unwrap_or_default();
+        let (shape, strides) = exprs.split_at(if device_built { 0 } else { rank });
         let mut block = block.clone();
         if let Some(rows) = rows {
             block[rank - 2] = rows;
@@ -645,19 +759,29 @@ impl Emitter<'_> {
             ));
         }
         let name = format!("tw_tmap{}", self.tensor_maps.len());
+        let box_extents: Vec<u32> = std::iter::once(w / elem.byte_size())
+            .chain(block[..rank - 1].iter().rev().copied())
+            .collect();
+        let (extents, strides) = if device_built {
+            template_geometry(&box_extents, elem.byte_size())
+        } else {
+            (
+                shape.iter().rev().cloned().collect(),
+                // The innermost stride is 1 (TMA and Triton's descriptors
+                // both require it); the host takes the others.
+                strides[..rank - 1].iter().rev().cloned().collect(),
+            )
+        };
         self.tensor_maps.push(TensorMapParam {
             name: name.clone(),
             elem: *elem,
-            base,
-            extents: shape.iter().rev().cloned().collect(),
-            // The innermost stride is 1 (TMA and Triton's descriptors both
-            // require it); the host takes the others.
-            strides: strides[..rank - 1].iter().rev().cloned().collect(),
-            box_extents: std::iter::once(w / elem.byte_size())
-                .chain(block[..rank - 1].iter().rev().copied())
-                .collect(),
+            base: base.unwrap_or(0),
+            extents,
+            strides,
+            box_extents,
             // Rows of 16 bytes are not swizzled.
             swizzle_bytes: if w >= 32 { w } else { 0 },
+            device_built,
         });
         self.tensor_map_names.insert((make, w, rows), name.clone());
         Ok(name)
@@ -716,6 +840,37 @@ impl Emitter<'_> {
 /// Most elements of a TMA box along one dimension.
 pub(super) const MAX_BOX: u32 = 256;
 
+/// Bytes of a program's workspace per tensor map it builds: the
+/// 128-byte map, then the values it was built from (address, extents,
+/// byte strides: at most 10 words), so that it is rebuilt only when they
+/// change.
+pub(super) const DEVICE_MAP_SLOT_BYTES: u32 = 256;
+
+/// [`crate::codegen::KernelSource::device_map_workspace`] of a kernel
+/// with these tensor maps.
+pub(super) fn device_map_workspace(maps: &[TensorMapParam]) -> u32 {
+    maps.iter().filter(|t| t.device_built).count() as u32 * DEVICE_MAP_SLOT_BYTES
+}
+
+/// Extents and element strides (innermost first, as `TensorMapParam`
+/// lists them) of a device-built map's template: a dense tensor of one
+/// box, rows padded to the 16 bytes TMA strides need. The kernel replaces
+/// them before any copy; they only have to encode.
+fn template_geometry(box_extents: &[u32], elem_bytes: u32) -> (Vec<HostExpr>, Vec<HostExpr>) {
+    let align = i64::from((16 / elem_bytes).max(1));
+    let mut strides = Vec::new();
+    let mut stride = 1i64;
+    for &b in &box_extents[..box_extents.len() - 1] {
+        stride = (stride * i64::from(b) + align - 1) / align * align;
+        strides.push(HostExpr::Const(stride));
+    }
+    let extents = box_extents
+        .iter()
+        .map(|&b| HostExpr::Const(i64::from(b)))
+        .collect();
+    (extents, strides)
+}
+
 /// The `CUtensorMap` a kernel receives as a `__grid_constant__`
 /// parameter; [`WS_PRELUDE`] starts with it.
 pub(super) const TMAP_TYPE: &str = "
@@ -744,6 +899,43 @@ static __device__ __forceinline__ void tw_mbar_expect_tx(unsigned bar, unsigned 
 static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+"#;
+
+/// Helpers of the tensor maps a kernel builds on the device (see
+/// `Emitter::device_map_update`), for a workspace of `bytes` per program.
+/// A map's slot in it is the 128-byte map followed by the values it was
+/// built from.
+pub(super) fn device_map_prelude(bytes: u32) -> String {
+    format!(
+        "\nstatic constexpr unsigned long long tw_dmap_ws_bytes = {bytes}ull;{DEVICE_MAP_HELPERS}"
+    )
+}
+
+const DEVICE_MAP_HELPERS: &str = r#"
+static __device__ __forceinline__ unsigned long long tw_program_linear() {
+  return (unsigned long long)blockIdx.x + (unsigned long long)gridDim.x * ((unsigned long long)blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+}
+static __device__ __forceinline__ bool tw_dmap_stale(const tw_tmap* m, const unsigned long long* v, int n, bool first) {
+  const unsigned long long* built = (const unsigned long long*)(m + 1);
+  bool stale = first;
+  for (int i = 0; i < n; ++i) stale |= built[i] != v[i];
+  return stale;
+}
+static __device__ __forceinline__ void tw_dmap_check(const unsigned long long* v, int rank) {
+  bool bad = (v[0] & 15ull) != 0ull;
+  for (int d = 0; d < rank; ++d) bad |= v[1 + d] == 0ull || v[1 + d] > 0xffffffffull;
+  for (int d = 0; d + 1 < rank; ++d) bad |= (v[1 + rank + d] & 15ull) != 0ull || v[1 + rank + d] >= (1ull << 40);
+  if (bad) __trap();
+}
+static __device__ __forceinline__ void tw_dmap_copy(tw_tmap* m, const tw_tmap* tmpl) {
+  for (int w = 0; w < 16; ++w) m->words[w] = tmpl->words[w];
+}
+static __device__ __forceinline__ void tw_dmap_publish(tw_tmap* m, const unsigned long long* v, int n) {
+  unsigned long long* built = (unsigned long long*)(m + 1);
+  for (int i = 0; i < n; ++i) built[i] = v[i];
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(m) : "memory");
 }
 "#;
 

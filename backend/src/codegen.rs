@@ -31,6 +31,14 @@ pub struct KernelSource {
     /// 128-byte `CUtensorMap` (`KernelArg::Bytes`). Empty for kernels
     /// without TMA copies.
     pub tensor_maps: Vec<TensorMapParam>,
+    /// Bytes of global memory each program needs for the tensor maps it
+    /// builds on the device ([`TensorMapParam::device_built`]), 0 when it
+    /// builds none. When positive, the kernel takes one more parameter
+    /// after the tensor maps: a pointer to a workspace of this many bytes
+    /// per program of the grid asked for (128-byte aligned; the launcher
+    /// allocates it, its contents need not be initialized).
+    #[serde(default)]
+    pub device_map_workspace: u32,
     /// A persistent kernel's grid parameter (index into `params`): the
     /// launcher passes the x size of the grid it was asked for there and
     /// may start fewer programs along x, at least one ([`Self::launch_grid`]).
@@ -81,6 +89,16 @@ pub struct TensorMapParam {
     pub box_extents: Vec<u32>,
     /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
     pub swizzle_bytes: u32,
+    /// A template for a tensor map the kernel builds itself: its base,
+    /// extents and strides are values the kernel computes (loaded from a
+    /// pointer array, as in grouped GEMM), so the host encodes only what
+    /// is known before the launch (element type, rank, box, swizzle) over
+    /// placeholder address, extents and strides, and the kernel replaces
+    /// those (`tensormap.replace`) in its workspace
+    /// ([`KernelSource::device_map_workspace`]). `base`, `extents` and
+    /// `strides` are then unused.
+    #[serde(default)]
+    pub device_built: bool,
 }
 
 /// Expressions of `TensorMapParam` (defined in the IR crate, which also
@@ -220,6 +238,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
             .and_then(|n| params.iter().position(|p| p.name == *n)),
         params,
         tensor_maps: emitted.tensor_maps,
+        device_map_workspace: emitted.device_map_workspace,
     })
 }
 

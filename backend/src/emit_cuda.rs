@@ -63,6 +63,8 @@ pub struct Emitted {
     pub smem_bytes: u32,
     /// The host-encoded TMA tensor maps, passed after the parameters.
     pub tensor_maps: Vec<crate::codegen::TensorMapParam>,
+    /// `KernelSource::device_map_workspace`.
+    pub device_map_workspace: u32,
     pub num_threads: u32,
 }
 
@@ -604,6 +606,10 @@ pub fn emit(
     for t in &e.tensor_maps {
         params.push(format!("const __grid_constant__ tw_tmap {}", t.name));
     }
+    let device_map_workspace = aref_lower::device_map_workspace(&e.tensor_maps);
+    if device_map_workspace > 0 {
+        params.push("unsigned char* __restrict__ tw_tmap_ws".to_string());
+    }
     let mut cuda = String::new();
     writeln!(
         cuda,
@@ -638,6 +644,9 @@ pub fn emit(
         for rank in ranks.into_iter().filter(|&r| r > 2) {
             cuda.push_str(&aref_lower::tma_nd_helper(rank));
         }
+        if device_map_workspace > 0 {
+            cuda.push_str(&aref_lower::device_map_prelude(device_map_workspace));
+        }
         format!("{num_threads}, 1")
     };
     if e.tma_store_staging.is_some() {
@@ -666,6 +675,7 @@ pub fn emit(
         cuda,
         smem_bytes: e.operand_buffer_bytes + e.smem_bytes,
         tensor_maps: e.tensor_maps,
+        device_map_workspace,
         num_threads,
     })
 }

@@ -73,7 +73,24 @@ fn file_tests(dir: &str, at_least: usize) {
                     kernel.num_threads, kernel.dyn_smem_bytes
                 )
                 .unwrap();
+                if kernel.device_map_workspace > 0 {
+                    writeln!(
+                        out,
+                        "// workspace for tensor maps built on the device: {} bytes per program",
+                        kernel.device_map_workspace
+                    )
+                    .unwrap();
+                }
                 for t in &kernel.tensor_maps {
+                    if t.device_built {
+                        writeln!(
+                            out,
+                            "// {}: {} template of a map built on the device, box {:?}, swizzle {}B",
+                            t.name, t.elem, t.box_extents, t.swizzle_bytes
+                        )
+                        .unwrap();
+                        continue;
+                    }
                     writeln!(
                         out,
                         "// {}: {} over parameter {}, extents {:?}, strides {:?} (elements), box {:?}, swizzle {}B",

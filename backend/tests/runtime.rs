@@ -441,3 +441,35 @@ fn gpu_tma_copy_through_overlapping_rows() {
         }
     }
 }
+
+/// The warp-specialized grouped GEMM of `tests/aref_lower/grouped_device_maps.tir`,
+/// whose tensor maps the producer builds on the device (`tensormap.replace`
+/// on the workspace, the tensor-map proxy fences), compiles to an sm_90a
+/// cubin without spills.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn device_built_tensor_maps_compile_for_sm90a() {
+    require_tools("device_built_tensor_maps_compile_for_sm90a");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/aref_lower/grouped_device_maps.tir");
+    let func = tawa_ir::parse_function(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let kernel =
+        tawa_backend::generate_cuda(&func, &tawa_backend::CodegenOptions::default()).unwrap();
+    assert!(kernel.device_map_workspace > 0);
+    let compiled = compile_cuda(&kernel.cuda, &kernel.symbol, &no_cache()).unwrap();
+    for needed in [
+        "tensormap.replace.tile.global_address",
+        "tensormap.replace.tile.global_dim",
+        "tensormap.replace.tile.global_stride",
+        "fence.proxy.tensormap::generic.release.gpu",
+        "fence.proxy.tensormap::generic.acquire.gpu",
+        "cp.async.bulk.tensor.2d",
+    ] {
+        assert!(compiled.ptx.contains(needed), "no `{needed}` in the PTX");
+    }
+    let report = ptxas_info(&compiled.ptx).unwrap();
+    let k = report
+        .kernel(&kernel.symbol)
+        .expect("ptxas reports the kernel");
+    assert!(!k.spills(), "spills:\n{}", report.log);
+}

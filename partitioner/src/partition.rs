@@ -6,7 +6,9 @@
 //!
 //! Tawa's rule, for the loop shape the examples need first: a loop at the
 //! top level of the kernel body or nested only in other `for` loops (a
-//! persistent kernel's tile loop), that both partitions then run. Several
+//! persistent kernel's tile loop), `while` loops (in their body, not their
+//! condition) and `if`s (a grouped GEMM's loop over the tiles of a group,
+//! under a test of the group), that both partitions then run. Several
 //! such loops whose tiles have the same types (causal attention's two KV
 //! loops) share the aref:
 //!
@@ -24,6 +26,12 @@
 //!   and `aref.consumed` after the last use of the got tiles, and the code
 //!   after the loop (epilogue, stores). Carried values only the producer
 //!   needed (pointer increments) are dropped.
+//!
+//! Under a `while` or an `if`, the producer runs the same control flow
+//! as the consumer: it carries the values of the enclosing regions (the
+//! tile index) and re-loads the scalars they come from (a group's sizes,
+//! pointers and strides), which, like the tiles it copies, the kernel is
+//! assumed not to write.
 //!
 //! The aref ops name the loop's trip counter: the induction variable when
 //! the loop counts 0, 1, 2, ...; `(iv - lb) / step` otherwise, computed in
@@ -117,10 +125,11 @@ pub fn warp_specialize(
     let mut split = WsSplit {
         loops: Vec::new(),
         enclosing: Vec::new(),
+        full_control: false,
     };
     let mut buffers: Option<Vec<Type>> = None;
     for op in loops {
-        let Some(enclosing) = enclosing_loops(func, op) else {
+        let Some(enclosing) = enclosing_regions(func, op) else {
             continue;
         };
         if enclosing
@@ -147,6 +156,10 @@ pub fn warp_specialize(
     if split.loops.is_empty() {
         return Ok(None);
     }
+    split.full_control = split
+        .enclosing
+        .iter()
+        .any(|&e| matches!(func.ops[e].kind, OpKind::While | OpKind::If));
     let loc = func.ops[split
         .enclosing
         .first()
@@ -202,9 +215,10 @@ fn register_budgets(consumer_warps: u32, opts: &WsOptions) -> Result<(u32, u32),
     Ok((opts.producer_regs, consumer))
 }
 
-/// The `for` ops enclosing `op`, outermost first; `None` when another
-/// kind of region (an `if`, a `while`) encloses it.
-fn enclosing_loops(func: &Function, op: Op) -> Option<Vec<Op>> {
+/// The `for`, `while` and `if` ops enclosing `op`, outermost first;
+/// `None` when another kind of region encloses it, or a `while`'s
+/// condition region (which both partitions would have to run as it is).
+fn enclosing_regions(func: &Function, op: Op) -> Option<Vec<Op>> {
     let mut chain = Vec::new();
     let mut cur = op;
     loop {
@@ -214,8 +228,10 @@ fn enclosing_loops(func: &Function, op: Op) -> Option<Vec<Op>> {
             return Some(chain);
         }
         let parent = func.blocks[b].parent?;
-        if !matches!(func.ops[parent].kind, OpKind::For(_)) {
-            return None;
+        match func.ops[parent].kind {
+            OpKind::For(_) | OpKind::If => {}
+            OpKind::While if func.ops[parent].regions.get(1) == Some(&b) => {}
+            _ => return None,
         }
         chain.push(parent);
         cur = parent;
@@ -233,12 +249,20 @@ enum Role {
 struct WsSplit {
     /// In program order.
     loops: Vec<LoopSplit>,
-    /// The `for` loops around them (a persistent kernel's tile loop),
-    /// outermost first. Both partitions run them; the aref iteration index
-    /// is then an `i32` counter carried through them, so that it keeps
-    /// counting across their iterations (and from one split loop to the
-    /// next).
+    /// The `for` loops around them (a persistent kernel's tile loop), and
+    /// the `while` loops and `if`s (a grouped GEMM's loop over groups,
+    /// the tiles of a group), outermost first. Both partitions run them;
+    /// the aref iteration index is then an `i32` counter carried through
+    /// them, so that it keeps counting across their iterations (and from
+    /// one split loop to the next).
     enclosing: Vec<Op>,
+    /// Whether a `while` or an `if` encloses a split loop. The producer
+    /// then runs the same control flow as the consumer: it carries the
+    /// enclosing regions' values (a grouped GEMM's tile index) and loads
+    /// the scalars they are computed from (a group's sizes and pointers),
+    /// assuming, as for the tiles it copies, that the kernel does not
+    /// write them.
+    full_control: bool,
 }
 
 /// The producer/consumer division of one loop.
@@ -265,7 +289,7 @@ fn deep_operands(func: &Function, op: Op) -> Vec<Value> {
 }
 
 /// The op of `block` that is or contains `op`.
-fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
+pub(crate) fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
     let mut cur = op;
     loop {
         let b = func.block_of(cur)?;
@@ -483,7 +507,10 @@ impl WsSplit {
     ) -> Option<Option<Value>> {
         for &op in &func.blocks[old].ops {
             let data = &func.ops[op];
-            if matches!(data.kind, OpKind::Return | OpKind::Yield) {
+            if matches!(
+                data.kind,
+                OpKind::Return | OpKind::Yield | OpKind::Condition
+            ) {
                 continue;
             }
             if let Some(split) = self.loops.iter().find(|l| l.the_loop == op) {
@@ -492,13 +519,184 @@ impl WsSplit {
                     Role::Consumer => split.consumer_loop(func, out, block, map, ring, counter)?,
                 };
             } else if self.enclosing.contains(&op) {
-                counter =
-                    Some(self.enclosing_loop(func, op, out, block, map, ring, role, counter)?);
-            } else if role == Role::Consumer || (data.kind.is_pure() && data.regions.is_empty()) {
+                counter = Some(match data.kind {
+                    OpKind::While => {
+                        self.enclosing_while(func, op, out, block, map, ring, role, counter)?
+                    }
+                    OpKind::If => {
+                        self.enclosing_if(func, op, out, block, map, ring, role, counter)?
+                    }
+                    _ => self.enclosing_loop(func, op, out, block, map, ring, role, counter)?,
+                });
+            } else if role == Role::Consumer
+                || (data.kind.is_pure() && data.regions.is_empty())
+                || (self.full_control && is_scalar_load(func, op))
+            {
                 clone_if_available(func, op, out, block, map);
             }
         }
         Some(counter)
+    }
+
+    /// A fresh aref counter (0) in `block` when none runs yet.
+    fn counter_or_zero(
+        out: &mut Function,
+        block: Block,
+        counter: Option<Value>,
+        loc: Loc,
+    ) -> Value {
+        counter.unwrap_or_else(|| {
+            let zero = out.append_value(
+                block,
+                OpKind::Constant(ConstValue::Int(0)),
+                vec![],
+                Type::scalar(tawa_ir::ScalarType::I32),
+                loc,
+            );
+            out.set_name(zero, "aref_iter0");
+            zero
+        })
+    }
+
+    /// A `while` loop around the split loop (in its body region), in the
+    /// `role` partition: both carry its values and the aref counter, which
+    /// the condition forwards to the body and the body yields back.
+    #[allow(clippy::too_many_arguments)]
+    fn enclosing_while(
+        &self,
+        func: &Function,
+        op: Op,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+        role: Role,
+        counter: Option<Value>,
+    ) -> Option<Value> {
+        let data = &func.ops[op];
+        let counter_ty = Type::scalar(tawa_ir::ScalarType::I32);
+        let counter = Self::counter_or_zero(out, block, counter, data.loc);
+        let mut operands = Vec::new();
+        for v in &data.operands {
+            operands.push(*map.get(v)?);
+        }
+        operands.push(counter);
+        // The condition region: the carried values and the counter.
+        let (old_before, old_after) = (data.regions[0], data.regions[1]);
+        let mut before_types: Vec<Type> = func.blocks[old_before]
+            .args
+            .iter()
+            .map(|&a| func.ty(a).clone())
+            .collect();
+        before_types.push(counter_ty.clone());
+        let before = out.new_block(before_types);
+        let before_args = out.blocks[before].args.clone();
+        for (k, &a) in func.blocks[old_before].args.iter().enumerate() {
+            map.insert(a, before_args[k]);
+            copy_name(func, a, out, before_args[k]);
+        }
+        let before_counter = *before_args.last().unwrap();
+        out.set_name(before_counter, "aref_iter");
+        self.emit_block(
+            func,
+            old_before,
+            out,
+            before,
+            map,
+            ring,
+            role,
+            Some(before_counter),
+        )?;
+        let cond = *func.blocks[old_before].ops.last()?;
+        if !matches!(func.ops[cond].kind, OpKind::Condition) {
+            return None;
+        }
+        let mut forwarded = Vec::new();
+        for v in &func.ops[cond].operands {
+            forwarded.push(*map.get(v)?);
+        }
+        forwarded.push(before_counter);
+        out.append_op(
+            before,
+            OpKind::Condition,
+            forwarded,
+            vec![],
+            vec![],
+            func.ops[cond].loc,
+        );
+        // The body: the forwarded values and the counter.
+        let mut after_types: Vec<Type> = func.blocks[old_after]
+            .args
+            .iter()
+            .map(|&a| func.ty(a).clone())
+            .collect();
+        after_types.push(counter_ty);
+        let after = out.new_block(after_types.clone());
+        let after_args = out.blocks[after].args.clone();
+        for (k, &a) in func.blocks[old_after].args.iter().enumerate() {
+            map.insert(a, after_args[k]);
+            copy_name(func, a, out, after_args[k]);
+        }
+        let after_counter = *after_args.last().unwrap();
+        out.set_name(after_counter, "aref_iter");
+        let next = self
+            .emit_block(
+                func,
+                old_after,
+                out,
+                after,
+                map,
+                ring,
+                role,
+                Some(after_counter),
+            )?
+            .expect("the counter is threaded");
+        yield_mapped(func, old_after, out, after, map, next)?;
+        let new_while = out.append_op(
+            block,
+            OpKind::While,
+            operands,
+            after_types,
+            vec![before, after],
+            data.loc,
+        );
+        map_results(func, op, out, new_while, map)
+    }
+
+    /// An `if` around the split loop, in the `role` partition: both
+    /// branches yield its results and the aref counter (the branch
+    /// without the loop, the one it got).
+    #[allow(clippy::too_many_arguments)]
+    fn enclosing_if(
+        &self,
+        func: &Function,
+        op: Op,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        ring: Value,
+        role: Role,
+        counter: Option<Value>,
+    ) -> Option<Value> {
+        let data = &func.ops[op];
+        let counter = Self::counter_or_zero(out, block, counter, data.loc);
+        let cond = *map.get(data.operands.first()?)?;
+        let mut branches = Vec::new();
+        for &old in &data.regions {
+            let new = out.new_block(vec![]);
+            let after = self
+                .emit_block(func, old, out, new, map, ring, role, Some(counter))?
+                .expect("the counter is threaded");
+            yield_mapped(func, old, out, new, map, after)?;
+            branches.push(new);
+        }
+        if branches.len() != 2 {
+            return None;
+        }
+        let mut types: Vec<Type> = data.results.iter().map(|&r| func.ty(r).clone()).collect();
+        types.push(Type::scalar(tawa_ir::ScalarType::I32));
+        let new_if = out.append_op(block, OpKind::If, vec![cond], types, branches, data.loc);
+        map_results(func, op, out, new_if, map)
     }
 
     /// A loop around the split loop, in the `role` partition: the
@@ -534,7 +732,7 @@ impl WsSplit {
                 zero
             }
         };
-        let carried = role == Role::Consumer;
+        let carried = role == Role::Consumer || self.full_control;
         let mut operands = Vec::new();
         for v in &data.operands[..3] {
             operands.push(*map.get(v)?);
@@ -942,6 +1140,60 @@ impl LoopSplit {
     }
 }
 
+/// Ends `new` (a partition's copy of region block `old`) with the yield of
+/// `old`'s yielded values, mapped, and the aref counter `counter`.
+fn yield_mapped(
+    func: &Function,
+    old: Block,
+    out: &mut Function,
+    new: Block,
+    map: &HashMap<Value, Value>,
+    counter: Value,
+) -> Option<()> {
+    let old_yield = *func.blocks[old].ops.last()?;
+    let mut ys = Vec::new();
+    for v in &func.ops[old_yield].operands {
+        ys.push(*map.get(v)?);
+    }
+    ys.push(counter);
+    let loc = func.ops[old_yield].loc;
+    out.append_op(new, OpKind::Yield, ys, vec![], vec![], loc);
+    Some(())
+}
+
+/// Maps the results of `old` to those of its copy `new`, which has one
+/// more: the aref counter after it, returned.
+fn map_results(
+    func: &Function,
+    old: Op,
+    out: &mut Function,
+    new: Op,
+    map: &mut HashMap<Value, Value>,
+) -> Option<Value> {
+    let results = out.ops[new].results.clone();
+    for (k, &r) in func.ops[old].results.iter().enumerate() {
+        copy_name(func, r, out, results[k]);
+        map.insert(r, results[k]);
+    }
+    results.last().copied()
+}
+
+/// Whether `op` loads one scalar (not volatile): what a producer that
+/// runs the kernel's control flow recomputes, as pure ops.
+fn is_scalar_load(func: &Function, op: Op) -> bool {
+    let d = &func.ops[op];
+    matches!(
+        d.kind,
+        OpKind::Load {
+            volatile: false,
+            ..
+        }
+    ) && d.regions.is_empty()
+        && d.results.len() == 1
+        && !func.ty(d.results[0]).is_tensor()
+        && !matches!(func.ty(d.operands[0]), Type::BlockPtr { .. })
+}
+
 /// `cnt + 1`, appended to `block`.
 fn increment(out: &mut Function, block: Block, cnt: Value) -> Value {
     let ty = out.ty(cnt).clone();
@@ -1122,7 +1374,7 @@ fn dead_code(out: &mut Function, block: Block) {
                 .copied()
                 .filter(|&op| {
                     let d = &out.ops[op];
-                    !(d.kind.is_pure()
+                    !((d.kind.is_pure() || is_scalar_load(out, op))
                         && d.regions.is_empty()
                         && !d.results.is_empty()
                         && d.results.iter().all(|r| !used.contains(r)))

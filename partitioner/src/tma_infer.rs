@@ -7,7 +7,11 @@
 //!
 //! - **Pointer tiles** (`tl.load(a_ptrs, mask, other)`): the address must
 //!   be `base + offset + Σ_d coef_d * i_d` ([`crate::affine`]) with `base` a
-//!   pointer parameter. Each tile dimension `d` of size > 1 becomes a TMA
+//!   pointer parameter, or a pointer loaded from memory (a grouped GEMM's
+//!   pointer array: the tensor map is then built on the device, from
+//!   strides and bounds the kernel computes, so they need not be kernel
+//!   arguments, but the base and strides must still be known 16-byte
+//!   aligned: `tl.multiple_of`). Each tile dimension `d` of size > 1 becomes a TMA
 //!   dimension with stride `coef_d` (in elements); the scalar offset is
 //!   split into per-dimension tile origins (the copy's coordinates): a
 //!   monomial divisible by a dimension's non-unit stride goes to that
@@ -43,7 +47,11 @@
 //!   (16- and 32-bit floats).
 //! - **Tensor descriptors** (`tl.make_tensor_descriptor`, host
 //!   `TensorDescriptor` parameters; `desc.load`): TMA's own semantics; the
-//!   legality checks below still apply. A host descriptor's innermost
+//!   legality checks below still apply, except for a descriptor the
+//!   kernel makes from values it loads (a grouped GEMM's pointer array
+//!   and per-group sizes): its tensor map is built on the device
+//!   ([`TmaRecipe::device_built`]), so the base alignment, strides and
+//!   extents it takes are checked there, when the kernel builds it. A host descriptor's innermost
 //!   stride is 1 by its constructor's contract (Triton's `TensorDescriptor`
 //!   checks it); the IR only has it as a parameter, so the runtime that
 //!   encodes the map from the host descriptor must check it at launch.
@@ -245,6 +253,12 @@ pub struct TmaRecipe {
     pub swizzle: Swizzle,
     pub oob_fill: OobFill,
     pub wrap_proofs: Vec<WrapProof>,
+    /// A descriptor made in the kernel from values it computes (a base
+    /// pointer loaded from a pointer array, sizes and strides loaded per
+    /// group, as in grouped GEMM): its tensor map is built on the device
+    /// (the backend's `aref_lower`), so the extents, strides and base
+    /// alignment are checked when the kernel builds it, not here.
+    pub device_built: bool,
 }
 
 impl TmaRecipe {
@@ -416,7 +430,14 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                 if r.oob_fill == OobFill::Nan {
                     let _ = write!(out, ", NaN fill");
                 }
-                let _ = write!(out, ", {} base %{}", r.source.describe(), names[&r.base]);
+                let base = names
+                    .get(&r.base)
+                    .cloned()
+                    .unwrap_or_else(|| r.base.to_string());
+                let _ = write!(out, ", {} base %{base}", r.source.describe());
+                if r.device_built {
+                    let _ = write!(out, ", tensor map built on the device");
+                }
                 if r.is_transposed() || r.dims.iter().any(|d| d.tile_dim.is_none()) {
                     let _ = write!(
                         out,
@@ -428,6 +449,8 @@ pub fn explain(path: &str, func: &Function, plan: &TmaPlan) -> String {
                     out,
                     ", extents [{}]",
                     list_j(&|j, d| match &d.extent {
+                        Extent::Unbounded if r.device_built =>
+                            format!("{} (unchecked)", crate::tma_lower::UNCHECKED_OUTER_EXTENT),
                         Extent::Unbounded => match crate::tma_lower::unchecked_extent(func, r, j) {
                             Some(e) => e.describe(func, &name),
                             None => "unchecked".to_string(),
@@ -530,6 +553,8 @@ struct Geometry {
     offset_into_tile_dims: bool,
     oob_fill: OobFill,
     wraps: Vec<(usize, Wrap)>,
+    /// See [`TmaRecipe::device_built`].
+    device_built: bool,
 }
 
 struct Inference<'f> {
@@ -629,6 +654,22 @@ impl<'f> Inference<'f> {
         self.assemble(op, geometry)
     }
 
+    /// Whether `base` is a pointer made from an integer loaded from memory
+    /// (through casts and hints): a pointer array's entry.
+    fn loaded_base(&self, base: Value) -> bool {
+        let mut v = base;
+        while let ValueDef::Result(op, _) = self.func.values[v].def {
+            match &self.func.ops[op].kind {
+                OpKind::Cast { .. } | OpKind::Bitcast | OpKind::Hint { .. } => {
+                    v = self.func.ops[op].operands[0];
+                }
+                OpKind::Load { .. } => return true,
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// The base of a copy must be a pointer parameter.
     fn check_base(&self, base: Value) -> Result<(), String> {
         if self.is_param(base) {
@@ -642,7 +683,7 @@ impl<'f> Inference<'f> {
                     v = self.func.ops[op].operands[0];
                 }
                 OpKind::Load { .. } => {
-                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM), and tawa-rs encodes tensor maps on the host, before the launch, from the kernel's arguments (tensor maps built on the device are not supported yet); to get TMA copies, launch the kernel once per group with that group's pointers and sizes as arguments".into())
+                    return Err("the base pointer is loaded from memory (a pointer array, as in grouped GEMM), and tensor maps built on the device are made for tensor descriptors and tiles of pointers, not yet for block pointers; make a descriptor of the group's matrix from the loaded pointer (`tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[lda, 1], block_shape=[BM, BK])`) and load tiles with `.load([row, col])`".into())
                 }
                 _ => break,
             }
@@ -673,7 +714,13 @@ impl<'f> Inference<'f> {
             }
             _ => return Err("the address is not a tile of pointers".into()),
         };
-        self.check_base(ptr.base)?;
+        // A base loaded from a pointer array (grouped GEMM) gets a tensor
+        // map built on the device, from the strides and bounds the kernel
+        // computes.
+        let device_built = self.loaded_base(ptr.base);
+        if !device_built {
+            self.check_base(ptr.base)?;
+        }
         let mut dims = Vec::new();
         let mut wraps = Vec::new();
         for (d, &size) in shape.iter().enumerate() {
@@ -778,6 +825,7 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: true,
             oob_fill: OobFill::Zero,
             wraps,
+            device_built,
         })
     }
 
@@ -834,6 +882,7 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: false,
             oob_fill,
             wraps: Vec::new(),
+            device_built: false,
         })
     }
 
@@ -851,7 +900,19 @@ impl<'f> Inference<'f> {
             }
             _ => return Err("the descriptor is not followed".into()),
         };
-        self.check_base(desc.base.base)?;
+        // A descriptor the kernel makes from values it loads (grouped
+        // GEMM's per-group pointers and sizes) gets a tensor map built on
+        // the device; one made from kernel arguments, one the host builds.
+        let device_built = !desc.host
+            && (self.loaded_base(desc.base.base)
+                || !desc
+                    .shape
+                    .iter()
+                    .chain(&desc.strides)
+                    .all(|p| self.launch_constant(p)));
+        if !device_built {
+            self.check_base(desc.base.base)?;
+        }
         let rank = desc.shape.len();
         // A rank-reduced load (`tma_lower`'s copies with boxes of 1) gives
         // the block without its dimensions of 1: they are dimensions of
@@ -910,12 +971,30 @@ impl<'f> Inference<'f> {
             offset_into_tile_dims: false,
             oob_fill: OobFill::Zero,
             wraps: Vec::new(),
+            device_built,
         })
     }
 
     // -------------------------------------------------------------- legality
 
     /// Largest power of two known to divide every value of `p`.
+    /// What divides scalar `v`: its own fact, or a `tl.multiple_of` of it
+    /// (the forms look through hints, so a hinted value's form names the
+    /// value before the hint: the promise is about that value).
+    fn scalar_divisibility(&self, v: Value) -> u32 {
+        let own = |v: Value| self.axis.get(v).divisibility.first().copied().unwrap_or(1);
+        let mut d = own(v);
+        for (op, data) in self.func.ops.iter() {
+            if matches!(data.kind, OpKind::Hint { .. })
+                && data.operands.first() == Some(&v)
+                && self.func.block_of(op).is_some()
+            {
+                d = d.max(own(data.results[0]));
+            }
+        }
+        d
+    }
+
     fn divisibility(&self, p: &Poly) -> u64 {
         let max = u64::from(MAX_DIVISIBILITY);
         p.terms()
@@ -923,9 +1002,7 @@ impl<'f> Inference<'f> {
                 let mut d = 1u64 << c.unsigned_abs().trailing_zeros().min(31);
                 for &a in atoms {
                     let ad = match a {
-                        Atom::Value(v) => {
-                            u64::from(self.axis.get(v).divisibility.first().copied().unwrap_or(1))
-                        }
+                        Atom::Value(v) => u64::from(self.scalar_divisibility(v)),
                         _ => 1,
                     };
                     d = d.saturating_mul(ad).min(max);
@@ -963,19 +1040,25 @@ impl<'f> Inference<'f> {
     fn assemble(&self, op: Op, g: Geometry) -> Decision {
         let func = self.func;
         let elem_bytes = g.elem.byte_size();
-        let base_align = self
-            .axis
-            .get(g.base.base)
-            .divisibility
-            .first()
-            .copied()
-            .unwrap_or(1);
-        if base_align < 16 {
-            return Err(format!(
-                "the base pointer {} is not known to be 16-byte aligned (declare it `*{}:16` if it is)",
-                self.value_name(g.base.base),
-                g.elem.triton_name()
-            ));
+        let base_align = self.scalar_divisibility(g.base.base);
+        // A descriptor's base and strides are 16-byte aligned by
+        // `make_tensor_descriptor`'s contract (the map the kernel builds
+        // traps otherwise); a pointer tile promises nothing of the kind,
+        // and a tensor map cannot copy it when they are not, so they must
+        // be known aligned, from the signature or hints.
+        let promised_aligned = g.device_built && g.source == LoadStyle::TensorDesc;
+        if base_align < 16 && !promised_aligned {
+            let base = self.value_name(g.base.base);
+            return Err(if self.loaded_base(g.base.base) {
+                format!(
+                    "the base pointer {base} is loaded from memory and not known to be 16-byte aligned (if it is, say so where it is loaded: `ptr = tl.multiple_of(tl.load(...).to(...), 16)`)"
+                )
+            } else {
+                format!(
+                    "the base pointer {base} is not known to be 16-byte aligned (declare it `*{}:16` if it is)",
+                    g.elem.triton_name()
+                )
+            });
         }
 
         // The dimensions of the copy: those the tile extends along, and
@@ -1088,7 +1171,7 @@ impl<'f> Inference<'f> {
                 Check::Shape(shape) => Extent::Expr(shape.clone(), ExtentOrigin::Shape),
             };
             if let Extent::Expr(e, _) = &extent {
-                if !self.launch_constant(e) {
+                if !self.launch_constant(e) && !g.device_built {
                     if let (true, Some((monomial, stride))) = (d == inner, &unaligned) {
                         return Err(format!(
                             "the offset `{}` needs a dimension of stride `{}`, which is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
@@ -1114,17 +1197,25 @@ impl<'f> Inference<'f> {
                     self.render(&dim.coord)
                 ));
             }
-            if !self.over_params(&dim.stride) {
+            if !self.over_params(&dim.stride) && !g.device_built {
                 return Err(format!(
                     "the stride of dimension {d} (`{}`) is not a kernel argument or a constant",
                     self.render(&dim.stride)
                 ));
             }
-            if d != inner && !self.stride_aligned(&dim.stride, g.elem) {
-                return Err(format!(
-                    "the stride of dimension {d} (`{}`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
-                    self.render(&dim.stride)
-                ));
+            if d != inner && !self.stride_aligned(&dim.stride, g.elem) && !promised_aligned {
+                return Err(if self.over_params(&dim.stride) {
+                    format!(
+                        "the stride of dimension {d} (`{}`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
+                        self.render(&dim.stride)
+                    )
+                } else {
+                    format!(
+                        "the stride of dimension {d} (`{}`) is computed in the kernel and not known to be a multiple of 16 bytes (if it is, say so with `tl.multiple_of(stride, {})` where it is loaded)",
+                        self.render(&dim.stride),
+                        16 / elem_bytes.clamp(1, 16)
+                    )
+                });
             }
             tma.push(TmaDim {
                 tile_dim: Some(d),
@@ -1186,6 +1277,7 @@ impl<'f> Inference<'f> {
             swizzle,
             oob_fill: g.oob_fill,
             wrap_proofs,
+            device_built: g.device_built,
         })
     }
 

@@ -27,11 +27,21 @@
 //! kernel never checks) is any extent that covers the load's coordinates:
 //! [`unchecked_extent`]. The others stay ordinary loads. Descriptor loads
 //! already are what they mean and are left alone.
+//!
+//! A recipe whose base is loaded from memory (a grouped GEMM's pointer
+//! array; [`TmaRecipe::device_built`]) gets a descriptor of the values the
+//! kernel computes, made before the loop that loads from it, in the block
+//! where the base is loaded (the backend builds its tensor map on the
+//! device, again only when the values change); its unchecked dimensions
+//! take the largest extent, [`UNCHECKED_OUTER_EXTENT`], since rows of a
+//! tensor map may overlap and the copy then reads the addresses the load
+//! did.
 
 use tawa_ir::host_expr::{host_descriptor, host_expr, HostExpr};
 use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::affine::{Atom, Poly};
+use crate::partition::ancestor_in;
 use crate::tma_infer::{Extent, LoadStyle, OobFill, TmaPlan, TmaRecipe};
 
 /// Rewrites the loads of `plan` (computed on `func`) that are tiles (see
@@ -70,7 +80,7 @@ pub fn is_whole_tile_copy(func: &Function, r: &TmaRecipe) -> bool {
 /// source change that lifts it.
 pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
     if matches!(r.source, LoadStyle::TensorDesc | LoadStyle::HostTensorDesc) {
-        return (!host_descriptor_load(func, r.op)).then(|| {
+        return (!host_descriptor_load(func, r.op) && !r.device_built).then(|| {
             "its descriptor is made from values the host does not have at launch; \
              build it from the kernel's arguments (shapes and strides passed in) \
              or pass it as a host `TensorDescriptor`"
@@ -109,6 +119,11 @@ pub fn why_not_lowered(func: &Function, r: &TmaRecipe) -> Option<String> {
              only in `tl.dot`"
                 .into(),
         );
+    }
+    // A map built on the device takes the extents and strides the kernel
+    // computes, and an unchecked dimension the largest coordinate.
+    if r.device_built {
+        return None;
     }
     let unextended =
         r.dims.iter().enumerate().find(|(j, d)| {
@@ -434,7 +449,14 @@ fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option
         .map(|d| d.box_size * d.copies)
         .collect();
     let mut at_top = Vec::new();
-    let desc = make_descriptor(func, r, block, None, &mut at_top)?;
+    // A map the kernel builds is made where its base is, before the loop
+    // that loads from it; the others at the top of the kernel.
+    let anchor = if r.device_built {
+        Some(device_descriptor_anchor(func, r)?)
+    } else {
+        None
+    };
+    let desc = make_descriptor(func, r, block, anchor, &mut at_top)?;
     let mut at_load = Vec::new();
     let block_ty = Type::tensor(copied_block, Elem::Scalar(r.elem));
     let copied = load_descriptor(func, r, desc, block_ty, &mut at_load)?;
@@ -456,8 +478,74 @@ fn rewrite(func: &mut Function, r: &TmaRecipe, prologue: &mut Vec<Op>) -> Option
         func.ops[trans].results[0]
     };
     replace_load(func, r.op, at_load, value)?;
-    prologue.append(&mut at_top);
+    match anchor {
+        Some(anchor) => {
+            let block = func.block_of(anchor)?;
+            let at = func.blocks[block].ops.iter().position(|&o| o == anchor)?;
+            func.blocks[block].ops.splice(at..at, at_top);
+        }
+        None => prologue.append(&mut at_top),
+    }
     Some(new_load)
+}
+
+/// Where the descriptor of recipe `r`, built on the device from values
+/// the kernel computes, is made: before the op of the block defining its
+/// base that holds the load (the loop the load is in), when every value
+/// its extents and strides use is defined before that op. `None`
+/// otherwise.
+fn device_descriptor_anchor(func: &Function, r: &TmaRecipe) -> Option<Op> {
+    let base_def = func.def_op(r.base)?;
+    let block = func.block_of(base_def)?;
+    let anchor = ancestor_in(func, block, r.op)?;
+    let polys = r.dims.iter().flat_map(|d| {
+        let extent = match &d.extent {
+            Extent::Expr(e, _) => Some(e),
+            Extent::Unbounded => None,
+        };
+        extent.into_iter().chain(std::iter::once(&d.stride))
+    });
+    for p in polys {
+        for a in p.atoms() {
+            match a {
+                Atom::Value(v) if defined_before(func, v, anchor) => {}
+                _ => return None,
+            }
+        }
+    }
+    defined_before(func, r.base, anchor).then_some(anchor)
+}
+
+/// [`unchecked_extent`], except that every unchecked dimension of a map
+/// built on the device takes [`UNCHECKED_OUTER_EXTENT`] (see the module
+/// docs).
+fn unchecked_extent_of(func: &Function, r: &TmaRecipe, j: usize) -> Option<UncheckedExtent> {
+    if r.device_built {
+        return Some(UncheckedExtent::Outer);
+    }
+    unchecked_extent(func, r, j)
+}
+
+/// Whether `v` is in scope and computed before `at` runs: a parameter, an
+/// argument of a block enclosing `at`, or the result of an op before the
+/// one holding `at` in a block enclosing it.
+fn defined_before(func: &Function, v: Value, at: Op) -> bool {
+    match func.values[v].def {
+        tawa_ir::ValueDef::Arg(b, _) => {
+            func.params.iter().any(|p| p.value == v) || ancestor_in(func, b, at).is_some()
+        }
+        tawa_ir::ValueDef::Result(d, _) => {
+            let Some(b) = func.block_of(d) else {
+                return false;
+            };
+            let Some(holder) = ancestor_in(func, b, at) else {
+                return false;
+            };
+            let ops = &func.blocks[b].ops;
+            let pos = |o: Op| ops.iter().position(|&x| x == o);
+            matches!((pos(d), pos(holder)), (Some(i), Some(j)) if i < j)
+        }
+    }
 }
 
 /// Appends to `ops` the `make_tensor_desc` of the recipe's base, extents
@@ -475,7 +563,7 @@ pub fn make_descriptor(
     for (j, d) in r.dims.iter().enumerate() {
         let e = match &d.extent {
             Extent::Expr(e, _) => materialize(func, e, at, r.loc, ops)?,
-            Extent::Unbounded => match unchecked_extent(func, r, j)? {
+            Extent::Unbounded => match unchecked_extent_of(func, r, j)? {
                 UncheckedExtent::Outer => materialize(
                     func,
                     &Poly::constant(UNCHECKED_OUTER_EXTENT),

@@ -89,6 +89,11 @@ struct Kernel {
     slots: Vec<Slot>,
     /// The module loaded per device ordinal.
     loaded: Mutex<HashMap<usize, Arc<runtime::Kernel>>>,
+    /// The workspace of the tensor maps the kernel builds on the device,
+    /// per device ordinal and stream: launches on one stream run in
+    /// order, so they can share it; launches on two streams may overlap,
+    /// so they do not. Freed with the kernel.
+    workspaces: Mutex<HashMap<(usize, usize), Option<runtime::DeviceBuffer>>>,
 }
 
 /// Compiles `kernel` of `source` (the text of file `path`) for `signature`
@@ -160,6 +165,7 @@ fn compile_detached(
         args,
         slots,
         loaded: Mutex::new(HashMap::new()),
+        workspaces: Mutex::new(HashMap::new()),
     })
 }
 
@@ -352,7 +358,12 @@ impl Kernel {
         let loaded = self.load(&gpu)?;
         // Tensor-map extents taken from the grid are the grid asked for
         // (the tiles a persistent kernel walks), as in the `run` harness.
-        let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address)
+        let mut workspaces = self
+            .workspaces
+            .lock()
+            .map_err(|_| LaunchError::new_err("a launch panicked while holding the workspaces"))?;
+        let workspace = workspaces.entry((device, stream)).or_default();
+        let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address, workspace)
             .map_err(PyValueError::new_err)?;
         let grid = match self.source.grid_param {
             Some(_) => self.source.launch_grid(
@@ -468,6 +479,7 @@ fn deserialize(bytes: &[u8]) -> Result<Kernel, String> {
         args: cached.args,
         slots,
         loaded: Mutex::new(HashMap::new()),
+        workspaces: Mutex::new(HashMap::new()),
     })
 }
 

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::cell::Cell;
 
 use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
-use tawa_backend::runtime::{Gpu, KernelArg};
+use tawa_backend::runtime::{DeviceBuffer, Gpu, KernelArg};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
@@ -207,23 +207,64 @@ pub fn kernel_args(
         .collect()
 }
 
+/// The name under which [`tensor_map_specs`] finds the workspace of a
+/// kernel's device-built tensor maps (no launch argument can have it: it
+/// is no Python identifier). Their templates are encoded over it.
+pub const DEVICE_MAP_WORKSPACE: &str = "<tensor-map workspace>";
+
 /// Everything `kernel` is launched with: the parameters' arguments
 /// ([`kernel_args`]), then its TMA tensor maps encoded for the buffers'
-/// addresses (each set of buffers needs its own maps).
+/// addresses (each set of buffers needs its own maps), then, for a kernel
+/// that builds tensor maps on the device, the address of its workspace
+/// (`KernelSource::device_map_workspace` bytes per program of `grid`, the
+/// grid asked for, which covers the programs started). `workspace` is
+/// the caller's: reused when it is large enough, replaced otherwise; it
+/// must outlive the launch. Its contents need no initialization (each
+/// program builds its maps at its first copy).
 pub fn launch_args(
     gpu: &Gpu,
     kernel: &KernelSource,
     bound: &[BoundArg],
     grid: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
+    workspace: &mut Option<DeviceBuffer>,
 ) -> Result<Vec<KernelArg>, String> {
     let mut args = kernel_args(bound, address)?;
-    let specs = tensor_map_specs(&kernel.tensor_maps, bound, grid, address)?;
+    if kernel.device_map_workspace > 0 {
+        let bytes = grid
+            .iter()
+            .try_fold(u64::from(kernel.device_map_workspace), |n, &g| {
+                n.checked_mul(u64::from(g))
+            })
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or("the tensor-map workspace of the grid overflows")?;
+        if workspace.as_ref().is_none_or(|w| w.len() < bytes) {
+            let fresh = gpu
+                .alloc(bytes)
+                .map_err(|e| format!("allocating the tensor-map workspace: {e}"))?;
+            // The allocation is ordered on the context's own stream; a
+            // launch on another stream must find it done.
+            gpu.synchronize()
+                .map_err(|e| format!("allocating the tensor-map workspace: {e}"))?;
+            *workspace = Some(fresh);
+        }
+    }
+    let ws = workspace.as_ref().map(DeviceBuffer::ptr);
+    let address = |name: &str| match name {
+        DEVICE_MAP_WORKSPACE => ws,
+        _ => address(name),
+    };
+    let specs = tensor_map_specs(&kernel.tensor_maps, bound, grid, &address)?;
     for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
         args.push(
             spec.encode(gpu)
                 .map_err(|e| format!("tensor map `{}`: {e}", map.name))?,
         );
+    }
+    if kernel.device_map_workspace > 0 {
+        args.push(KernelArg::Ptr(
+            ws.ok_or("internal: no tensor-map workspace")?,
+        ));
     }
     Ok(args)
 }
@@ -270,6 +311,14 @@ fn tensor_map_spec(
     grid: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
 ) -> Result<TensorMapSpec, String> {
+    if map.device_built {
+        // A template: its extents and strides are constants, its address
+        // any the driver accepts (the kernel replaces all three).
+        let what = format!("tensor map template `{}`", map.name);
+        let base = address(DEVICE_MAP_WORKSPACE)
+            .ok_or_else(|| format!("{what}: no workspace for tensor maps built on the device"))?;
+        return tensor_map_spec_at(map, base, bound, grid, &what);
+    }
     let base_arg = bound.get(map.base).ok_or_else(|| {
         format!(
             "tensor map `{}`: base parameter {} does not exist (the kernel has {})",
@@ -289,6 +338,17 @@ fn tensor_map_spec(
             ))
         }
     };
+    tensor_map_spec_at(map, base, bound, grid, &what)
+}
+
+/// The spec of `map` over base address `base`; `what` names it in errors.
+fn tensor_map_spec_at(
+    map: &TensorMapParam,
+    base: u64,
+    bound: &[BoundArg],
+    grid: [u32; 3],
+    what: &str,
+) -> Result<TensorMapSpec, String> {
     let size = u64::from(map.elem.byte_size());
     let extents = map
         .extents
@@ -460,6 +520,7 @@ mod tests {
             strides: vec![HostExpr::Param(3)],
             box_extents: vec![64, 128],
             swizzle_bytes: 128,
+            device_built: false,
         };
         let int = |name: &str, v| BoundArg {
             param: name.into(),
@@ -551,6 +612,27 @@ mod tests {
         map.swizzle_bytes = 48;
         let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("swizzle of 48 bytes"), "{err}");
+    }
+
+    /// A map the kernel builds on the device is a template encoded over
+    /// the workspace, with the constant geometry the backend gave it; no
+    /// workspace is an error, not a map over another buffer.
+    #[test]
+    fn device_built_maps_are_templates_over_the_workspace() {
+        let (mut map, bound) = matmul_a_map();
+        map.device_built = true;
+        map.extents = vec![HostExpr::Const(64), HostExpr::Const(128)];
+        map.strides = vec![HostExpr::Const(64)];
+        let workspace = 0x7000_0000u64;
+        let address = |n: &str| (n == DEVICE_MAP_WORKSPACE).then_some(workspace);
+        let specs = tensor_map_specs(&[map.clone()], &bound, GRID, &address).unwrap();
+        assert_eq!(specs[0].base, workspace);
+        assert_eq!(specs[0].extents, vec![64, 128]);
+        assert_eq!(specs[0].strides, vec![128]);
+        assert_eq!(specs[0].box_extents, vec![64, 128]);
+        let others = |n: &str| (n != DEVICE_MAP_WORKSPACE).then_some(0x1000);
+        let err = tensor_map_specs(&[map], &bound, GRID, &others).unwrap_err();
+        assert!(err.contains("no workspace"), "{err}");
     }
 
     #[test]

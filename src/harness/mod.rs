@@ -228,6 +228,9 @@ pub struct DeviceTensors {
     pub buffers: BTreeMap<String, DeviceBuffer>,
     /// What each buffer held before the launch.
     pub initial: BTreeMap<String, Vec<u8>>,
+    /// The workspace of tensor maps the kernel builds on the device
+    /// ([`launch::launch_args`]), kept as long as the buffers.
+    pub workspace: std::cell::RefCell<Option<DeviceBuffer>>,
 }
 
 impl DeviceTensors {
@@ -249,7 +252,11 @@ impl DeviceTensors {
             gpu.upload_into(buf, bytes)
                 .map_err(|e| format!("uploading `{name}`: {e}"))?;
         }
-        Ok(DeviceTensors { buffers, initial })
+        Ok(DeviceTensors {
+            buffers,
+            initial,
+            workspace: Default::default(),
+        })
     }
 
     /// Restores every buffer's initial contents (before a second launch).
@@ -282,7 +289,14 @@ impl DeviceTensors {
         bound: &[BoundArg],
         grid: [u32; 3],
     ) -> Result<Vec<KernelArg>, String> {
-        launch::launch_args(gpu, kernel, bound, grid, &|n| self.address(n))
+        launch::launch_args(
+            gpu,
+            kernel,
+            bound,
+            grid,
+            &|n| self.address(n),
+            &mut self.workspace.borrow_mut(),
+        )
     }
 }
 
