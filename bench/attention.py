@@ -74,6 +74,13 @@ def parse_args():
     p.add_argument("--triton-configs", choices=["quick", "full"], default="quick")
     p.add_argument("--tawa-flag", action="append", default=[],
                    help="extra flag for `tawa-rs bench` (repeatable), e.g. --tawa-flag=--mma-depth=1")
+    p.add_argument("--tawa-python", action="store_true",
+                   help="also run tawa-rs in this process, through the `tawa` package (`import tawa as "
+                        "triton`) on the same source, timed interleaved with SDPA and Triton: the ratios "
+                        "then compare that figure (the `tawa-rs bench` column stays, its own process)")
+    p.add_argument("--no-tawa-bench", action="store_true",
+                   help="with --tawa-python, skip the `tawa-rs bench` column (and the variants), whose "
+                        "check against cuBLAS takes about 25 s a case")
     p.add_argument("--variant", action="append", default=[], metavar="LABEL=FLAGS",
                    help="also time tawa-rs with these flags (space-separated), in a column LABEL (repeatable)")
     p.add_argument("--out", help="also write the markdown table here")
@@ -120,6 +127,9 @@ def large_cases(path, only):
         shapes.append({
             "case": c["name"], "B": s["Z"], "H": s["H"], "N": s["N_CTX"], "D": k["HEAD_DIM"],
             "causal": k["STAGE"] == 3,
+            # The case's launch configuration, what tawa compiles.
+            "config": (k["BLOCK_M"], k["BLOCK_N"], c.get("num_stages", 3), c.get("num_warps", 4),
+                       bool(k.get("warp_specialize", True))),
         })
     return spec, shapes
 
@@ -258,6 +268,13 @@ def main():
     shutil.copyfile(opts.tutorial, example)
     shutil.copyfile(opts.cases_file, os.path.join(work, "06-fused-attention.toml"))
     kernel = load_kernel(opts.tutorial, spec["kernel"])
+    tawa_kernel = None
+    if opts.tawa_python:
+        try:
+            import tawa  # noqa: F401 (the package the wheel installs)
+        except ImportError as e:
+            die(f"--tawa-python: the tawa package is not importable ({e}); bench/tawa-wheel.sh installs it")
+        tawa_kernel = load_kernel(opts.tutorial, spec["kernel"], use_tawa=True)
 
     device = torch.cuda.get_device_name()
     print(f"device {device}; torch {torch.__version__}, triton {triton.__version__}; "
@@ -301,16 +318,38 @@ def main():
         else:
             bm, bn, s, w, ws = best[1]
             row["triton_config"] = f"{bm}x{bn}, {w} warps, {s} stages, ws={'on' if ws else 'off'}"
-        sdpa_ms, triton_ms, tawa_ms = [], [], []
+        # tawa in this process: the case's configuration, checked first.
+        tawa_run = None
+        if tawa_kernel is not None:
+            tw = TritonAttention(torch, triton, tawa_kernel, q, k, v, causal, sm_scale)
+            try:
+                tawa_run = tw.launcher(shape["config"])
+                tawa_run()
+                torch.cuda.synchronize()
+                if ref is not None:
+                    err = rel_error(torch, tw.o, ref)
+                    if not err < 1e-2:
+                        raise RuntimeError(f"wrong (rel. error {err:.2e})")
+                bm, bn, s, w, ws = shape["config"]
+                row["tawa_py_config"] = f"{bm}x{bn}, {w} warps, {s} stages"
+            except Exception as e:
+                row["tawa_py_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
+                print(f"  tawa (in process): {row['tawa_py_error']}", file=sys.stderr)
+                tawa_run, failed = None, True
+        sdpa_ms, triton_ms, tawa_ms, tawa_py_ms = [], [], [], []
         variant_ms = {label: [] for label, _ in variants}
         for _ in range(opts.reps):
-            fns = [f for f in (sdpa, best and best[2]) if f is not None]
+            fns = [f for f in (sdpa, best and best[2], tawa_run) if f is not None]
             if fns:
                 medians = time_interleaved(fns, opts.iters, opts.warmup)
                 if sdpa is not None:
                     sdpa_ms.append(medians.pop(0))
                 if best is not None:
                     triton_ms.append(medians.pop(0))
+                if tawa_run is not None:
+                    tawa_py_ms.append(medians.pop(0))
+            if opts.no_tawa_bench and tawa_run is not None:
+                continue
             result, err = tawa_bench(binary, example, shape["case"], opts.iters, opts.tawa_flag, deadline)
             if err:
                 row["tawa_error"] = err
@@ -329,7 +368,8 @@ def main():
                 else:
                     variant_ms[label].append(result["kernel_ms"]["median"])
         f = flops(shape)
-        for name, samples in (("sdpa", sdpa_ms), ("triton", triton_ms), ("tawa", tawa_ms)):
+        for name, samples in (("sdpa", sdpa_ms), ("triton", triton_ms), ("tawa", tawa_ms),
+                              ("tawa_py", tawa_py_ms)):
             ms = statistics.median(samples) if samples else None
             row[f"{name}_ms"] = ms
             row[f"{name}_tflops"] = f / ms * 1e-9 if ms else None
@@ -338,30 +378,43 @@ def main():
             ms = statistics.median(samples) if samples else None
             row["variants"][label] = {"ms": ms, "tflops": f / ms * 1e-9 if ms else None}
         ratio = lambda a, b: row[f"{b}_ms"] / row[f"{a}_ms"] if row[f"{a}_ms"] and row[f"{b}_ms"] else None
-        row["tawa_vs_triton"] = ratio("tawa", "triton")
-        row["tawa_vs_sdpa"] = ratio("tawa", "sdpa")
+        # The ratios compare runs timed alike: tawa in this process when it
+        # ran here, else `tawa-rs bench`'s figure.
+        own = "tawa_py" if row["tawa_py_ms"] else "tawa"
+        row["ratio_from"] = own
+        row["tawa_vs_triton"] = ratio(own, "triton")
+        row["tawa_vs_sdpa"] = ratio(own, "sdpa")
         rows.append(row)
         # Free this shape's tensors (the launchers hold them) before the next.
-        q = k = v = tri = ref = sdpa = best = None
+        q = k = v = tri = tw = tawa_run = ref = sdpa = best = None
         torch.cuda.empty_cache()
 
     lines = [
         f"Attention forward, fp16, on {device} (torch {torch.__version__}, Triton {triton.__version__}); "
         f"TFLOP/s from the median of {opts.iters} runs x {opts.reps} repetitions; ratio = other's time / tawa-rs's time.",
         "",
-        "| case | B×H×N, d | causal | SDPA TFLOP/s | Triton 06 TFLOP/s (config) | tawa-rs TFLOP/s | tawa / Triton | tawa / SDPA |"
+        "With `--tawa-python`, \"tawa (this process)\" is the `tawa` package running the same source "
+        "here, timed interleaved with SDPA and Triton, and the ratios are its; \"tawa-rs bench\" is "
+        "the binary's own process and timing (inputs rotated over twice the L2).",
+        "",
+        "| case | B×H×N, d | causal | SDPA TFLOP/s | Triton 06 TFLOP/s (config) | tawa (this process) TFLOP/s "
+        "| tawa-rs bench TFLOP/s | tawa / Triton | tawa / SDPA |"
         + "".join(f" tawa-rs {label} TFLOP/s |" for label, _ in variants),
-        "|---|---|---|---|---|---|---|---|" + "---|" * len(variants),
+        "|---|---|---|---|---|---|---|---|---|" + "---|" * len(variants),
     ]
     for r in rows:
         sdpa = f"{fmt(r['sdpa_tflops'])} ({r['sdpa_backend']})" if r.get("sdpa_backend") else "failed"
         trit = f"{fmt(r['triton_tflops'])} ({r['triton_config']})" if r.get("triton_config") else "failed"
         tawa = fmt(r["tawa_tflops"]) if r["tawa_ms"] else "failed"
+        tawa_py = (fmt(r["tawa_py_tflops"]) if r["tawa_py_ms"]
+                   else "failed" if "tawa_py_error" in r else "—")
         lines.append(
             f"| {r['case']} | {r['B']}×{r['H']}×{r['N']}, {r['D']} | {'yes' if r['causal'] else 'no'} "
-            f"| {sdpa} | {trit} | {tawa} | {fmt(r['tawa_vs_triton'], 3)}x | {fmt(r['tawa_vs_sdpa'], 3)}x |"
+            f"| {sdpa} | {trit} | {tawa_py} | {tawa} | {fmt(r['tawa_vs_triton'], 3)}x "
+            f"| {fmt(r['tawa_vs_sdpa'], 3)}x |"
             + "".join(f" {fmt(r['variants'][label]['tflops'])} |" for label, _ in variants))
-    errors = [f"- {r['case']}: {r[k]}" for r in rows for k in ("sdpa_error", "triton_error", "tawa_error") if k in r]
+    errors = [f"- {r['case']}: {r[k]}" for r in rows
+              for k in ("sdpa_error", "triton_error", "tawa_error", "tawa_py_error") if k in r]
     errors += [f"- {r['case']} ({label}): {e}" for r in rows for label, e in r.get("variant_errors", {}).items()]
     if errors:
         lines += ["", "Failures:", *errors]
