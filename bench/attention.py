@@ -405,7 +405,8 @@ def main():
     for r in rows:
         sdpa = f"{fmt(r['sdpa_tflops'])} ({r['sdpa_backend']})" if r.get("sdpa_backend") else "failed"
         trit = f"{fmt(r['triton_tflops'])} ({r['triton_config']})" if r.get("triton_config") else "failed"
-        tawa = fmt(r["tawa_tflops"]) if r["tawa_ms"] else "failed"
+        tawa = (fmt(r["tawa_tflops"]) if r["tawa_ms"]
+                else "failed" if "tawa_error" in r else "—")
         tawa_py = (fmt(r["tawa_py_tflops"]) if r["tawa_py_ms"]
                    else "failed" if "tawa_py_error" in r else "—")
         lines.append(

@@ -7,10 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --bin tawa-rs
-# The path of a test binary: the last "Executable" line cargo prints for it.
+# The path of a test binary: the last test executable cargo reports for
+# it. Test harnesses live in target/release/deps; a test that runs the
+# tawa-rs binary (CARGO_BIN_EXE_tawa-rs) makes cargo report that binary
+# too, after the test, which must not be taken for it.
 test_binary() {
   cargo test --release "$@" --no-run --message-format=json 2>/dev/null \
-    | grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4
+    | grep -o '"executable":"[^"]*/deps/[^"]*"' | tail -1 | cut -d'"' -f4
 }
 gpu_test=$(test_binary --test gpu)
 runtime_test=$(test_binary -p tawa-backend --test runtime)
