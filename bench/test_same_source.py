@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The parts of bench/same_source.py and bench/ablation.py that need no GPU:
+"""The parts of bench/same_source.py, bench/ablation.py and bench/attention.py
+that need no GPU:
 launch-case parsing, argument plans, the reference's products, the kernel
 source both sides compile, the report. Needs neither torch nor triton.
 
@@ -21,6 +22,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 import ablation  # noqa: E402
+import attention  # noqa: E402
 import same_source as ss  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "triton-examples", "kernels")
@@ -282,6 +284,23 @@ class AblationPoints(unittest.TestCase):
     def test_unknown_id_lists_the_known_ones(self):
         with self.assertRaisesRegex(SystemExit, "ws-d4-m1"):
             ablation.select_points("ws, depth 4, mma 1")
+
+
+class AttentionCases(unittest.TestCase):
+    CASES = os.path.join(ROOT, "tests", "upstream", "06-fused-attention.toml")
+
+    def test_large_cases_carry_their_launch_configuration(self):
+        _, shapes = attention.large_cases(self.CASES, ["noncausal_d128_4k", "causal_d128_4k"])
+        by_name = {s["case"]: s for s in shapes}
+        # (BLOCK_M, BLOCK_N, num_stages, num_warps, warp_specialize): what
+        # --tawa-python launches the tutorial's kernel with.
+        self.assertEqual(by_name["noncausal_d128_4k"]["config"], (128, 128, 3, 8, True))
+        self.assertFalse(by_name["noncausal_d128_4k"]["causal"])
+        self.assertTrue(by_name["causal_d128_4k"]["causal"])
+
+    def test_an_unknown_case_is_named(self):
+        with self.assertRaises(SystemExit):
+            attention.large_cases(self.CASES, ["no_such_case"])
 
 
 if __name__ == "__main__":
