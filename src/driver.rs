@@ -255,21 +255,6 @@ pub fn kernel_function(module: &Module) -> Result<&Function, Failure> {
     }
 }
 
-/// The plain backend: tile IR to CUDA C++. An op the backend does not
-/// support is the user's to work around (exit code 1), shown at its line in
-/// the kernel file.
-pub fn generate_cuda(
-    path: &str,
-    source: &str,
-    func: &Function,
-    tma_store: bool,
-    color: bool,
-) -> Result<KernelSource, Failure> {
-    let opts = codegen_options(path, tma_store)?;
-    tawa_backend::generate_cuda(func, &opts)
-        .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))
-}
-
 /// The backend's options: the defaults, less what `TAWA_DISABLE` turns
 /// off, and TMA stores as the pipeline options say (`--no-tma-store`).
 fn codegen_options(path: &str, tma_store: bool) -> Result<CodegenOptions, Failure> {
@@ -882,6 +867,8 @@ pub fn compile_to_cuda(
         }
         other => other,
     }
+    // An op the backend does not support is the user's to work around
+    // (exit code 1), shown at its line in the kernel file.
     .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))?;
     Ok(CudaKernel {
         source: kernel,

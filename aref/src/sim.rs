@@ -458,9 +458,7 @@ fn agents_of(func: &Function, partitions: &[tawa_ir::Partition], regions: &[Bloc
     let mut agents = Vec::new();
     for (region, (p, &block)) in partitions.iter().zip(regions).enumerate() {
         let mut turns = false;
-        func.walk_block(block, &mut |o| {
-            turns |= matches!(func.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass)
-        });
+        func.walk_block(block, &mut |o| turns |= func.ops[o].kind.is_turn());
         let warpgroups = if turns { (p.num_warps / 4).max(1) } else { 1 };
         agents.extend((0..warpgroups).map(|warpgroup| Agent {
             region,

@@ -405,9 +405,7 @@ impl Emitter<'_> {
             self.line("const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);");
             self.line("(void)tid; (void)lane; (void)warp;");
             let mut has_turns = false;
-            f.walk_block(region, &mut |o| {
-                has_turns |= matches!(f.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass)
-            });
+            f.walk_block(region, &mut |o| has_turns |= f.ops[o].kind.is_turn());
             let turns = if has_turns {
                 let groups = p.num_warps / 4;
                 if groups < 2 || next_bar + groups > 16 {

@@ -661,6 +661,11 @@ impl OpKind {
         matches!(self, OpKind::Yield | OpKind::Condition | OpKind::Return)
     }
 
+    /// `turn.take` or `turn.pass` (ping-pong between warpgroups).
+    pub fn is_turn(&self) -> bool {
+        matches!(self, OpKind::TurnTake | OpKind::TurnPass)
+    }
+
     /// Ops without side effects whose results may be recomputed, moved or
     /// dropped when unused.
     pub fn is_pure(&self) -> bool {

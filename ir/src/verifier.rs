@@ -592,7 +592,7 @@ impl Verifier<'_> {
     /// Rule 14's pairing of `turn.take` and `turn.pass` in each block.
     fn turn_pairs(&mut self) {
         let f = self.f;
-        let is_turn = |o: Op| matches!(f.ops[o].kind, OpKind::TurnTake | OpKind::TurnPass);
+        let is_turn = |o: Op| f.ops[o].kind.is_turn();
         let has_turn_inside = |o: Op| {
             let mut found = false;
             for &r in &f.ops[o].regions {

@@ -185,9 +185,10 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
 fn loop_bounded_by_program_id(func: &Function) -> Option<tawa_ir::Op> {
     let mut from_pid: std::collections::HashSet<tawa_ir::Value> = Default::default();
     let mut found = None;
-    // Program order: a value's definition is visited before its uses
-    // (values carried by loops keep what their inits and yields give, which
-    // one pass over-approximates well enough for bounds).
+    // Program order: a value's definition is visited before its uses.
+    // Block arguments (induction variables, carried values) are not
+    // followed: a bound computed from one is not seen, and the kernel is
+    // made persistent as before.
     func.walk(&mut |op| {
         let data = &func.ops[op];
         if found.is_some() {

@@ -117,7 +117,7 @@ pub fn pingpong(func: &mut Function, schedule: &mut Schedule) {
 pub fn remove_turns(func: &mut Function) {
     let mut turns = Vec::new();
     func.walk(&mut |op| {
-        if matches!(func.ops[op].kind, OpKind::TurnTake | OpKind::TurnPass) {
+        if func.ops[op].kind.is_turn() {
             turns.push(op);
         }
     });
