@@ -466,6 +466,19 @@ fn warp_specialize_with(
         },
     };
     let (mut ws, mut stores) = ws;
+    // Tile ping-pong first: it changes what shared memory the consumers
+    // need (each has its own scratch and TMA-store staging).
+    let mut consumers = tawa_pipeliner::Schedule::default();
+    let split_consumers = |ws: &mut Function, notes: &mut tawa_pipeliner::Schedule| {
+        if opts.tile_pingpong {
+            *notes = tawa_pipeliner::Schedule::default();
+            tawa_pipeliner::tile_pingpong::tile_pingpong(ws, notes);
+            check_pass("tile_pingpong", ws)
+        } else {
+            Ok(())
+        }
+    };
+    split_consumers(&mut ws, &mut consumers)?;
     let mut tma_store = opts.tma_store;
     let mut smem = measure_shared_memory(path, &ws, tma_store);
     // A TMA store's staging buffer is shared memory the rings cannot
@@ -477,7 +490,9 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((plain, _))) = split_or_why(base, false) {
+        if let Ok(Ok((mut plain, _))) = split_or_why(base, false) {
+            let mut plain_consumers = tawa_pipeliner::Schedule::default();
+            split_consumers(&mut plain, &mut plain_consumers)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
                 if with.max_depth() < room {
@@ -490,6 +505,7 @@ fn warp_specialize_with(
                         ),
                     )];
                     ws = plain;
+                    consumers = plain_consumers;
                     smem = Some(without);
                     tma_store = false;
                 }
@@ -499,6 +515,7 @@ fn warp_specialize_with(
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
+    schedule.decisions.splice(0..0, consumers.decisions);
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }

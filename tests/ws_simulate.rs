@@ -178,18 +178,7 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
     let mut specialized_by_driver = Vec::new();
     for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
         let what = format!("{name}/{}", case.name);
-        let module = compile_aligned(ex, case);
-        let plain = common::kernel_function(&module, &ex.spec).unwrap().clone();
-        let (_, expected) = common::run_module_with(
-            &module,
-            &ex.spec,
-            case,
-            INPUT_SEED,
-            &mut |f, args, grid, mem| {
-                run_grid(f, args, grid, mem, &InterpOptions::default()).map_err(|e| e.to_string())
-            },
-        )
-        .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
+        let (module, plain, expected) = plain_run(ex, case, &what);
         let pipelines = [
             Pipeline::Driver,
             Pipeline::PartitionerOnly,
@@ -265,6 +254,28 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
     );
 }
 
+/// The case's module (alignment claimed), its kernel and the bytes the
+/// plain interpreter writes.
+fn plain_run(
+    ex: &triton_examples::Example,
+    case: &triton_examples::Case,
+    what: &str,
+) -> (tawa_ir::Module, Function, Vec<Vec<u8>>) {
+    let module = compile_aligned(ex, case);
+    let plain = common::kernel_function(&module, &ex.spec).unwrap().clone();
+    let (_, expected) = common::run_module_with(
+        &module,
+        &ex.spec,
+        case,
+        INPUT_SEED,
+        &mut |f, args, grid, mem| {
+            run_grid(f, args, grid, mem, &InterpOptions::default()).map_err(|e| e.to_string())
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
+    (module, plain, expected)
+}
+
 /// Runs `ws` in place of the kernel on the aref simulator with each
 /// scheduler seed; its bytes must be `expected` (the plain run's). The
 /// number of runs.
@@ -307,6 +318,113 @@ fn simulate_against(
         );
     }
     SCHEDULER_SEEDS.len()
+}
+
+/// Tile ping-pong (`--tile-pingpong`, `tawa_pipeliner::tile_pingpong`):
+/// two consumer partitions of one warpgroup on alternate tiles, one ring
+/// dealt between them, taking turns over the mainloop. The small cases of
+/// the GEMM examples, and matmul with 128x128 tiles on 4 warps (a second
+/// consumer warpgroup added) and on 8 (the cooperative split replaced),
+/// on a ragged problem whose tiles two programs walk (each warpgroup gets
+/// an odd and an even count), at aref depths 1 to 4 with 0 and 1 WGMMA
+/// groups in flight: bytes equal to the plain interpreter's, no deadlock,
+/// and where the pass applies, exactly these cases.
+#[test]
+fn tile_pingpong() {
+    let mut applied = Vec::new();
+    for name in [
+        "matmul",
+        "matmul_block_ptr",
+        "matmul_descriptor",
+        "persistent_matmul",
+        "geglu_dual_gemm",
+        "linear",
+    ] {
+        let ex = triton_examples::load(name).unwrap();
+        let mut cases: Vec<triton_examples::Case> = ex
+            .spec
+            .cases
+            .iter()
+            .filter(|c| c.has_tag("small"))
+            .cloned()
+            .collect();
+        if name == "matmul" {
+            let base = ex.spec.case("leaky_relu_ragged_tma").unwrap();
+            for warps in [4, 8] {
+                let mut big = base.clone();
+                big.name = format!("tiles_128x128_{warps}_warps");
+                big.num_warps = Some(warps);
+                big.sizes = [("M", 260), ("N", 390), ("K", 100)]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                for (k, v) in [
+                    ("BLOCK_SIZE_M", 128),
+                    ("BLOCK_SIZE_N", 128),
+                    ("BLOCK_SIZE_K", 64),
+                ] {
+                    big.constexprs
+                        .insert(k.into(), triton_examples::Constexpr::Int(v));
+                }
+                cases.push(big);
+            }
+        }
+        for case in &cases {
+            let what = format!("{name}/{}", case.name);
+            let (module, plain, expected) = plain_run(&ex, case, &what);
+            let mut split_at = Vec::new();
+            for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, 0), (d, 1)]) {
+                let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
+                let opts = PipelineOptions {
+                    aref_depth: Some(depth),
+                    mma_depth,
+                    tile_pingpong: true,
+                    ..PipelineOptions::default()
+                };
+                let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
+                    .unwrap_or_else(|e| panic!("{how}: {e}"))
+                    .map(|s| s.func)
+                else {
+                    continue;
+                };
+                if let Err(errors) = verify_function(&ws) {
+                    let text = tawa_ir::print_function(&ws);
+                    panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
+                }
+                let mut partitions = 0;
+                ws.walk(&mut |op| {
+                    if let OpKind::WarpSpecialize { partitions: p } = &ws.ops[op].kind {
+                        partitions = p.len();
+                    }
+                });
+                if partitions == 3 {
+                    split_at.push(depth);
+                }
+                simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+            }
+            if !split_at.is_empty() {
+                split_at.dedup();
+                assert_eq!(split_at, [1, 2, 3, 4], "{what}: split at some depths only");
+                applied.push(what.clone());
+            }
+            eprintln!("ok   {what}: tile ping-pong {}", !split_at.is_empty());
+        }
+    }
+    assert_eq!(
+        applied,
+        [
+            "matmul/ragged_100",
+            "matmul/leaky_relu_ragged_tma",
+            "matmul/bf16_ragged_tma",
+            "matmul/tiles_128x128_4_warps",
+            "matmul/tiles_128x128_8_warps",
+            "matmul_descriptor/ragged_100",
+            "persistent_matmul/ragged_tma_few_programs",
+            "geglu_dual_gemm/ragged_100",
+            "linear/ragged",
+            "linear/k_tail_8_warps",
+        ]
+    );
 }
 
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
