@@ -62,13 +62,21 @@ pub(super) struct PartitionCtx {
     pub threads: u32,
     /// The partition that may use the scratch area.
     pub owns_scratch: bool,
+    /// Which copy of the scratch area (and of the TMA stores' staging
+    /// buffer) it uses: 0, or its place among the partitions that take
+    /// turns with each other, which run epilogues at the same time
+    /// ([`scratch_owners`]).
+    pub scratch_slot: u32,
     /// The `ws` op's only partition (a software-pipelined loop), which
     /// reads what it puts.
     pub alone: bool,
     /// Ping-pong turns (`turn.take`/`turn.pass`): the named barrier of
-    /// warpgroup 0's turn (warpgroup `w` waits at this id + `w`) and the
-    /// number of warpgroups; `None` when the partition has no turn ops.
-    pub turns: Option<(u32, u32)>,
+    /// warpgroup 0's turn (warpgroup `w` waits at this id + `w`), the
+    /// number of warpgroups, and this partition's place among them when
+    /// it is one of the one-warpgroup partitions that take turns with each
+    /// other (`None`: its own warpgroups take turns); `None` when the
+    /// partition has no turn ops.
+    pub turns: Option<(u32, u32, Option<u32>)>,
 }
 
 /// One aref ring in shared memory.
@@ -229,19 +237,46 @@ fn ring_users(func: &Function, ring: Value) -> (Vec<Op>, u32) {
             gets.push(op);
         }
         if let OpKind::WarpSpecialize { partitions } = &data.kind {
-            for (p, &region) in partitions.iter().zip(&data.regions) {
+            let together = func.turn_partitions(op);
+            let mut releasers = Vec::new();
+            for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
                 let mut releases = false;
                 func.walk_block(region, &mut |o| {
                     let d = &func.ops[o];
                     releases |= matches!(d.kind, OpKind::ArefConsumed) && d.operands[0] == ring;
                 });
                 if releases {
-                    warps += p.num_warps;
+                    releasers.push((i, p.num_warps));
                 }
             }
+            // Partitions that take turns with each other deal the ring:
+            // each slot is released by one of them (`tawa-aref` docs).
+            let dealt = releasers.len() >= 2 && releasers.iter().all(|(i, _)| together.contains(i));
+            warps += if dealt {
+                releasers.iter().map(|&(_, w)| w).max().unwrap_or(0)
+            } else {
+                releasers.iter().map(|&(_, w)| w).sum()
+            };
         }
     });
     (gets, warps)
+}
+
+/// The partitions of `ws` op `op` that use the scratch area (and the TMA
+/// stores' staging buffer), each its own copy, in the order of the
+/// copies: those that take turns with each other (tile ping-pong: each
+/// runs its epilogue while the other runs its mainloop), and the last
+/// partition; only the last where none do.
+pub(super) fn scratch_owners(func: &Function, op: Op) -> Vec<usize> {
+    let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind else {
+        return Vec::new();
+    };
+    let mut owners = func.turn_partitions(op);
+    let last = partitions.len().saturating_sub(1);
+    if !owners.contains(&last) {
+        owners.push(last);
+    }
+    owners
 }
 
 /// How buffer `j` of a ring lies in shared memory: as the `dot`s reading
@@ -364,6 +399,12 @@ impl Emitter<'_> {
         // Named barriers: 0 is `__syncthreads`, 1..=P the partitions',
         // then one per warpgroup of each partition that takes turns.
         let mut next_bar = partitions.len() as u32 + 1;
+        // One-warpgroup partitions that take turns with each other: their
+        // barriers, one each, come first.
+        let together = f.turn_partitions(op);
+        let together_bars = next_bar;
+        next_bar += together.len() as u32;
+        let owners = scratch_owners(f, op);
         for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
             let threads = p.num_warps * WARP_SIZE;
             let first = first_warp * WARP_SIZE;
@@ -406,7 +447,40 @@ impl Emitter<'_> {
             self.line("(void)tid; (void)lane; (void)warp;");
             let mut has_turns = false;
             f.walk_block(region, &mut |o| has_turns |= f.ops[o].kind.is_turn());
-            let turns = if has_turns {
+            if let Some(slot) = owners.iter().position(|&o| o == i).filter(|&s| s > 0) {
+                // Its own copy of the scratch area: the partitions taking
+                // turns run their epilogues at the same time.
+                self.line(format!(
+                    "unsigned char* const tw_smem = tw_smem_raw + {} + {slot}u * tw_scratch_stride;",
+                    self.operand_buffer_bytes
+                ));
+            }
+            let turns = if let Some(place) = together.iter().position(|&t| t == i) {
+                let groups = together.len() as u32;
+                if together_bars + groups > 16 {
+                    return Err(unsupported(
+                        data.loc,
+                        format!(
+                            "internal: {groups} partitions take turns with named barriers \
+                             {together_bars}.. (16 exist)"
+                        ),
+                    ));
+                }
+                if place == 0 {
+                    self.line(format!(
+                        "// ping-pong: {groups} partitions take turns at named barriers {together_bars}..{}",
+                        together_bars + groups - 1
+                    ));
+                }
+                // As between the warpgroups of one partition (below): the
+                // last one arrives once before any turn.
+                if place as u32 + 1 == groups {
+                    self.line(format!(
+                        "asm volatile(\"bar.arrive {together_bars}, 256;\" ::: \"memory\");"
+                    ));
+                }
+                Some((together_bars, groups, Some(place as u32)))
+            } else if has_turns {
                 let groups = p.num_warps / 4;
                 if groups < 2 || next_bar + groups > 16 {
                     return Err(unsupported(
@@ -430,7 +504,7 @@ impl Emitter<'_> {
                     "if ((warp >> 2) == {}) asm volatile(\"bar.arrive {next_bar}, 256;\" ::: \"memory\");",
                     groups - 1
                 ));
-                let t = (next_bar, groups);
+                let t = (next_bar, groups, None);
                 next_bar += groups;
                 Some(t)
             } else {
@@ -440,7 +514,8 @@ impl Emitter<'_> {
             self.partition = Some(PartitionCtx {
                 bar_id: i as u32 + 1,
                 threads,
-                owns_scratch: i + 1 == partitions.len(),
+                owns_scratch: owners.contains(&i),
+                scratch_slot: owners.iter().position(|&o| o == i).unwrap_or(0) as u32,
                 alone: partitions.len() == 1,
                 turns,
             });
@@ -460,20 +535,18 @@ impl Emitter<'_> {
     /// `turn.take` (`take`) or `turn.pass`: this warpgroup waits at its own
     /// turn barrier, or arrives at the next warpgroup's.
     pub(super) fn turn(&mut self, op: Op, take: bool) -> Res<()> {
-        let Some((first, groups)) = self.partition.and_then(|p| p.turns) else {
+        let Some((first, groups, place)) = self.partition.and_then(|p| p.turns) else {
             return Err(unsupported(
                 self.func.ops[op].loc,
                 "internal: a turn op outside a partition that takes turns",
             ));
         };
         self.turn_held = take.then_some(self.func.ops[op].loc);
+        let me = place.map_or("(warp >> 2)".to_string(), |k| k.to_string());
         let (inst, id) = if take {
-            ("bar.sync", format!("{first} + (warp >> 2)"))
+            ("bar.sync", format!("{first} + {me}"))
         } else {
-            (
-                "bar.arrive",
-                format!("{first} + ((warp >> 2) + 1) % {groups}"),
-            )
+            ("bar.arrive", format!("{first} + ({me} + 1) % {groups}"))
         };
         self.line(format!(
             "asm volatile(\"{inst} %0, 256;\" :: \"r\"({id}) : \"memory\");"
