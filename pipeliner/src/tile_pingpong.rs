@@ -42,7 +42,9 @@
 //!
 //! It applies where the counter skip is exact and the tile fits one
 //! warpgroup: the consumer partition is a tile loop and pure ops, the tile
-//! loop carries only ring counters, each tile's one mainloop (a K loop of
+//! loop carries only ring counters and values advanced by the same amount
+//! every tile (tutorial 09's epilogue tile counter, `tile_id_c +=
+//! NUM_SMS`, which a warpgroup then advances twice), each tile's one mainloop (a K loop of
 //! `dot`s reading ring slots, nothing else computed on tiles) has a
 //! positive constant step and bounds computed without the tile (so its
 //! trip count is the same for every tile and each warpgroup computes it
@@ -96,6 +98,18 @@ pub fn tile_pingpong(func: &mut Function, schedule: &mut Schedule) {
     }
 }
 
+/// How a value the tile loop carries advances from one tile to the next,
+/// which a warpgroup skipping the other's tile does twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Carried {
+    /// A ring counter: the mainloop advances it by one an iteration, so
+    /// by the mainloop's trip count a tile.
+    Ring,
+    /// `x + d` with `d` the same for every tile (tutorial 09's
+    /// `tile_id_c += NUM_SMS`, the epilogue's own tile counter).
+    Stride,
+}
+
 /// What [`plan`] found in a `ws` op that qualifies.
 struct Plan {
     /// Index of the consumer partition.
@@ -104,8 +118,8 @@ struct Plan {
     /// mainloop (top level of the tile loop's body).
     tile_loop: Op,
     mainloop: Op,
-    /// Per iter arg of the tile loop: the mainloop iter arg it feeds.
-    counters: Vec<usize>,
+    /// Per iter arg of the tile loop, how it advances a tile.
+    counters: Vec<Carried>,
     acc_regs: u32,
     acc_text: String,
 }
@@ -339,10 +353,15 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
         let j = j - 1;
         let not_counter = || {
             format!(
-                "the tile loop carries a value that is not a ring counter (iter arg {j}): a \
-                 warpgroup skipping tiles would not see it advance"
+                "the tile loop carries a value that is neither a ring counter nor advanced by \
+                 the same amount every tile (iter arg {j}): a warpgroup skipping tiles could not \
+                 advance it past the other's"
             )
         };
+        if stride_of(func, tiles, a, func.ops[tyield].operands[j]).is_some() {
+            counters.push(Carried::Stride);
+            continue;
+        }
         let u = uses(func, a);
         let [(user, at)] = u.as_slice() else {
             return Err(not_counter());
@@ -374,9 +393,9 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
         if !indexes_ring {
             return Err(not_counter());
         }
-        counters.push(m);
+        counters.push(Carried::Ring);
     }
-    if counters.is_empty() {
+    if !counters.contains(&Carried::Ring) {
         return Err("the tile loop carries no ring counter".into());
     }
     Ok(Plan {
@@ -387,6 +406,18 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
         acc_regs,
         acc_text,
     })
+}
+
+/// `d` when `next` is `arg + d` (or `d + arg`) with `d` of `arg`'s type
+/// and computable before the tile loop owning `body`.
+fn stride_of(func: &Function, body: Block, arg: Value, next: Value) -> Option<Value> {
+    let def = func.def_op(next)?;
+    let data = &func.ops[def];
+    if !matches!(data.kind, OpKind::Binary(BinaryOp::Add)) || !data.operands.contains(&arg) {
+        return None;
+    }
+    let d = *data.operands.iter().find(|&&o| o != arg)?;
+    (func.ty(d) == func.ty(arg) && hoistable(func, body, d)).then_some(d)
 }
 
 fn loc_text(loc: Loc) -> String {
@@ -487,7 +518,7 @@ fn rewrite(
     tile_loop: Op,
     mainloop: Op,
     w: u32,
-    counters: &[usize],
+    counters: &[Carried],
 ) -> Value {
     let loc = func.ops[tile_loop].loc;
     let kloc = func.ops[mainloop].loc;
@@ -532,6 +563,23 @@ fn rewrite(
         }
     };
     func.set_name(trips, "k_trips");
+    // What each carried value advances by a tile.
+    let yield_op = *func.blocks[tiles]
+        .ops
+        .last()
+        .expect("a loop body ends in yield");
+    let mut advance = Vec::new();
+    for (j, carried) in counters.iter().enumerate() {
+        advance.push(match carried {
+            Carried::Ring => trips,
+            Carried::Stride => {
+                let arg = func.blocks[tiles].args[1 + j];
+                let next = func.ops[yield_op].operands[j];
+                let d = stride_of(func, tiles, arg, next).expect("planned as a stride");
+                hoist(func, tiles, d, pre, &mut map)
+            }
+        });
+    }
     // This warpgroup's tiles: every other one of the program's.
     let two = constant(func, 2, &tile_ty);
     let stride = func.ops[tile_loop].operands[2];
@@ -543,10 +591,12 @@ fn rewrite(
         let mine = bin(func, BinaryOp::Add, first, stride, &tile_ty);
         func.set_name(mine, "pingpong_first");
         func.ops[tile_loop].operands[0] = mine;
-        // Its first slot follows the other warpgroup's first tile.
-        for j in 0..counters.len() {
+        // Its first slot (and tile counter) follows the other
+        // warpgroup's first tile.
+        for (j, &d) in advance.iter().enumerate() {
             let init = func.ops[tile_loop].operands[3 + j];
-            let skipped = bin(func, BinaryOp::Add, init, trips, &index_ty);
+            let ty = func.ty(init).clone();
+            let skipped = bin(func, BinaryOp::Add, init, d, &ty);
             func.ops[tile_loop].operands[3 + j] = skipped;
         }
     }
@@ -556,19 +606,16 @@ fn rewrite(
 
     // Each tile: the turn around the mainloop, then skip the other
     // warpgroup's slots.
-    let yield_op = *func.blocks[tiles]
-        .ops
-        .last()
-        .expect("a loop body ends in yield");
     let yield_at = func.blocks[tiles].ops.len() - 1;
-    for j in 0..counters.len() {
+    for (j, &d) in advance.iter().enumerate() {
         let after = func.ops[yield_op].operands[j];
+        let ty = func.ty(after).clone();
         let next = func.insert_op(
             tiles,
             yield_at + j,
             OpKind::Binary(BinaryOp::Add),
-            vec![after, trips],
-            vec![index_ty.clone()],
+            vec![after, d],
+            vec![ty],
             vec![],
             loc,
         );

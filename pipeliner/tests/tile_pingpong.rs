@@ -37,6 +37,7 @@ fn which_kernels_split() {
         ("matmul_four_warps", true),
         ("matmul_128x128_eight_warps", true),
         ("matmul_mma_pipelined", false),
+        ("persistent_tile_counter", true),
         ("matmul_128x256_cooperative", false),
         ("matmul_not_persistent", false),
     ] {
