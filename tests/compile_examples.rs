@@ -562,7 +562,7 @@ fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: 
 }
 
 /// Tile ping-pong (`--tile-pingpong`): matmul's 64x64 tiles on 4 warps
-/// and 128x128 tiles on 4 and 8 warps come out with two consumer
+/// and 128x128 tiles on 4 and 8 warps (ragged and 8192^3) come out with two consumer
 /// warpgroups of 232 registers taking turns (named barriers), and ptxas
 /// spills nothing; 128x256 tiles keep the cooperative split.
 #[test]
@@ -575,20 +575,17 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();
-    let square = ex.spec.case("square_8192").expect("the case exists");
-    let mut cases = vec![
-        (ex.spec.case("leaky_relu_ragged_tma").unwrap().clone(), true),
-        (square.clone(), false),
-    ];
-    for warps in [4, 8] {
-        let mut c = square.clone();
-        c.name = format!("square_8192, 128x128 tiles, {warps} warps");
-        c.num_warps = Some(warps);
-        c.constexprs
-            .insert("BLOCK_SIZE_N".into(), triton_examples::Constexpr::Int(128));
-        cases.push((c, true));
-    }
-    for (case, split) in &cases {
+    let cases: Vec<(&Case, bool)> = [
+        ("leaky_relu_ragged_tma", true),
+        ("tiles_128x128_ragged", true),
+        ("tiles_128x128_8192", true),
+        ("tiles_128x128_8192_8_warps", true),
+        ("square_8192", false),
+    ]
+    .into_iter()
+    .map(|(name, split)| (ex.spec.case(name).expect("the case exists"), split))
+    .collect();
+    for &(case, split) in &cases {
         let what = format!("matmul/{}", case.name);
         let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
             continue;
@@ -596,7 +593,7 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
         let ptx = &compiled.compiled.ptx;
         let turns = ptx.contains("bar.arrive");
         let consumers = ptx.matches("setmaxnreg.inc.sync.aligned.u32 232").count();
-        if turns != *split || (consumers == 2) != *split {
+        if turns != split || (consumers == 2) != split {
             failures.push(format!(
                 "{what}: turns {turns}, {consumers} consumers at 232 registers (split expected: {split})"
             ));

@@ -341,13 +341,7 @@ fn tile_pingpong() {
         "linear",
     ] {
         let ex = triton_examples::load(name).unwrap();
-        let mut cases: Vec<triton_examples::Case> = ex
-            .spec
-            .cases
-            .iter()
-            .filter(|c| c.has_tag("small"))
-            .cloned()
-            .collect();
+        let mut cases = small_cases(&ex);
         if name == "matmul" {
             let base = ex.spec.case("leaky_relu_ragged_tma").unwrap();
             for warps in [4, 8] {
@@ -369,46 +363,7 @@ fn tile_pingpong() {
                 cases.push(big);
             }
         }
-        for case in &cases {
-            let what = format!("{name}/{}", case.name);
-            let (module, plain, expected) = plain_run(&ex, case, &what);
-            let mut split_at = Vec::new();
-            for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, 0), (d, 1)]) {
-                let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
-                let opts = PipelineOptions {
-                    aref_depth: Some(depth),
-                    mma_depth,
-                    tile_pingpong: true,
-                    ..PipelineOptions::default()
-                };
-                let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
-                    .unwrap_or_else(|e| panic!("{how}: {e}"))
-                    .map(|s| s.func)
-                else {
-                    continue;
-                };
-                if let Err(errors) = verify_function(&ws) {
-                    let text = tawa_ir::print_function(&ws);
-                    panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
-                }
-                let mut partitions = 0;
-                ws.walk(&mut |op| {
-                    if let OpKind::WarpSpecialize { partitions: p } = &ws.ops[op].kind {
-                        partitions = p.len();
-                    }
-                });
-                if partitions == 3 {
-                    split_at.push(depth);
-                }
-                simulate_against(&module, &ex.spec, case, ws, &expected, &how);
-            }
-            if !split_at.is_empty() {
-                split_at.dedup();
-                assert_eq!(split_at, [1, 2, 3, 4], "{what}: split at some depths only");
-                applied.push(what.clone());
-            }
-            eprintln!("ok   {what}: tile ping-pong {}", !split_at.is_empty());
-        }
+        applied.extend(check_tile_pingpong(&ex, &cases));
     }
     assert_eq!(
         applied,
@@ -425,6 +380,94 @@ fn tile_pingpong() {
             "linear/k_tail_8_warps",
         ]
     );
+}
+
+/// Tile ping-pong on tutorial 09's persistent kernels (the TMA one's
+/// epilogue keeps its own tile counter, `tile_id_c += NUM_SMS`, which each
+/// warpgroup advances past the other's tile too) and tutorial 03.
+#[test]
+#[ignore = "needs the upstream Triton tutorials: TAWA_UPSTREAM_DIR=DIR cargo test --test ws_simulate -- --ignored"]
+fn upstream_tutorials_tile_pingpong_on_the_simulator() {
+    let mut applied = Vec::new();
+    for stem in [
+        "03-matrix-multiplication",
+        "09-persistent-matmul--naive",
+        "09-persistent-matmul--tma",
+        "09-persistent-matmul--tma-persistent",
+        "09-persistent-matmul--descriptor",
+    ] {
+        let ex = upstream_example(stem);
+        applied.extend(check_tile_pingpong(&ex, &small_cases(&ex)));
+    }
+    assert_eq!(
+        applied,
+        [
+            "03-matrix-multiplication/ragged_100",
+            "09-persistent-matmul--naive/ragged_m",
+            "09-persistent-matmul--tma/ragged",
+            "09-persistent-matmul--tma-persistent/ragged_few_programs",
+        ]
+    );
+}
+
+fn small_cases(ex: &triton_examples::Example) -> Vec<triton_examples::Case> {
+    ex.spec
+        .cases
+        .iter()
+        .filter(|c| c.has_tag("small"))
+        .cloned()
+        .collect()
+}
+
+/// Simulates `cases` of `ex` with tile ping-pong at aref depths 1 to 4
+/// and 0 and 1 WGMMA groups in flight; the cases it applied to (at every
+/// depth, or the check fails).
+fn check_tile_pingpong(
+    ex: &triton_examples::Example,
+    cases: &[triton_examples::Case],
+) -> Vec<String> {
+    let mut applied = Vec::new();
+    for case in cases {
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, case, &what);
+        let mut split_at = Vec::new();
+        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, 0), (d, 1)]) {
+            let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth,
+                tile_pingpong: true,
+                ..PipelineOptions::default()
+            };
+            let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
+                .unwrap_or_else(|e| panic!("{how}: {e}"))
+                .map(|s| s.func)
+            else {
+                continue;
+            };
+            if let Err(errors) = verify_function(&ws) {
+                let text = tawa_ir::print_function(&ws);
+                panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
+            }
+            let mut partitions = 0;
+            ws.walk(&mut |op| {
+                if let OpKind::WarpSpecialize { partitions: p } = &ws.ops[op].kind {
+                    partitions = p.len();
+                }
+            });
+            if partitions == 3 {
+                split_at.push(depth);
+            }
+            simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+        }
+        if !split_at.is_empty() {
+            split_at.dedup();
+            assert_eq!(split_at, [1, 2, 3, 4], "{what}: split at some depths only");
+            applied.push(what.clone());
+        }
+        eprintln!("ok   {what}: tile ping-pong {}", !split_at.is_empty());
+    }
+    applied
 }
 
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
@@ -579,6 +622,15 @@ fn upstream_tutorials_grouped_gemm_tma_on_the_simulator() {
 /// over the tutorial in `$TAWA_UPSTREAM_DIR`; the driver specializes
 /// `driver_specializes` (every small case when `None`).
 fn check_upstream(stem: &str, driver_specializes: Option<&[&str]>) {
+    let ex = upstream_example(stem);
+    let small: Vec<String> = small_cases(&ex).into_iter().map(|c| c.name).collect();
+    let small: Vec<&str> = small.iter().map(String::as_str).collect();
+    check_loaded(&ex, driver_specializes.unwrap_or(&small));
+}
+
+/// The tutorial in `$TAWA_UPSTREAM_DIR` with the cases of
+/// `tests/upstream/<stem>.toml`.
+fn upstream_example(stem: &str) -> triton_examples::Example {
     let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
         panic!("set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials");
     };
@@ -587,19 +639,11 @@ fn check_upstream(stem: &str, driver_specializes: Option<&[&str]>) {
         .find(|f| f.file_stem().is_some_and(|s| s == stem))
         .unwrap_or_else(|| panic!("tests/upstream/{stem}.toml"));
     let spec = common::load_spec_file(&file).unwrap();
-    let small: Vec<String> = spec
-        .cases
-        .iter()
-        .filter(|c| c.has_tag("small"))
-        .map(|c| c.name.clone())
-        .collect();
-    let ex = triton_examples::Example {
+    triton_examples::Example {
         name: stem.into(),
         py_path: std::path::PathBuf::from(dir).join(format!("{}.py", common::upstream_stem(&file))),
         spec,
-    };
-    let small: Vec<&str> = small.iter().map(String::as_str).collect();
-    check_loaded(&ex, driver_specializes.unwrap_or(&small));
+    }
 }
 
 /// The check is not vacuous: releasing the slot before the dot reads it

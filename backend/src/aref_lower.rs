@@ -10,7 +10,11 @@
 //!   is a plain block of every warp, without `setmaxnreg`. Every barrier the emitter writes inside a partition is `bar.sync
 //!   id, threads` over that partition (id = its index + 1; 0 stays
 //!   `__syncthreads`), and only the last partition may use the scratch
-//!   area (the producer's TMA issue needs none).
+//!   area (the producer's TMA issue needs none) — or, where one-warpgroup
+//!   partitions take turns with each other, each of them its own copy of
+//!   it and of the TMA stores' staging buffer (`scratch_owners`): their
+//!   epilogues run at the same time. Their turns are one named barrier
+//!   each, as for the warpgroups of one partition.
 //! - **Rings.** An `aref<D x (T...)>` is `D` slots of one buffer per `Ti`
 //!   in shared memory, after the operand buffers, plus `D` `full` and `D`
 //!   `empty` mbarriers. `aref.create` initializes them (one thread,
@@ -40,7 +44,9 @@
 //!   `dot`s read in place (no fence: nothing wrote them through the
 //!   generic proxy).
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
-//!   (arrival count = the consuming warps). The `dot` before it already
+//!   (arrival count = the consuming warps; of a ring dealt between
+//!   one-warpgroup partitions that take turns with each other — tile
+//!   ping-pong — one partition's, which alone releases each slot). The `dot` before it already
 //!   ran `wgmma.wait_group 0` in each warp, so that warp's reads of the
 //!   slot are done when it arrives — the release rule of the aref docs.
 
