@@ -55,7 +55,7 @@ pub mod tma_store_lower;
 use crate::axis_info::{vector_width, AxisInfoMap};
 use crate::codegen::CodegenError;
 use crate::layout::{Layout, Mma, MmaVersion, ThreadId, WARP_SIZE};
-use crate::layout_assign::{access_bytes, LayoutMap, Regroup};
+use crate::layout_assign::{access_bytes, LayoutMap, Regroup, RENAME};
 
 /// The generated kernel text and its dynamic shared memory.
 pub struct Emitted {
@@ -2468,9 +2468,7 @@ impl<'f> Emitter<'f> {
                 .cloned()
                 .ok_or_else(|| unsupported(data.loc, "internal: renamed tile without a layout"))
         };
-        self.line(format!(
-            "// {what}: a register rename (every element stays in its thread and register)"
-        ));
+        self.line(format!("// {what}: {RENAME}"));
         let halves = |h: u32| {
             format!(
                 "(r % {below}) + {h} * {below} + (r / {below}) * {}",

@@ -886,6 +886,9 @@ impl Linear {
         // N, every instruction width places the elements alike, and the
         // widest is what a dot of this shape would use.
         let warps = linear.num_warps();
+        if !warps.is_power_of_two() {
+            return linear;
+        }
         for wm in (0..=warps.ilog2()).rev().map(|b| 1 << b) {
             let wn = warps / wm;
             for instr_n in (3..=8).rev().map(|b| 1u32 << b) {

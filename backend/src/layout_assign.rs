@@ -51,6 +51,9 @@ use crate::axis_info::AxisInfoMap;
 use crate::codegen::CodegenError;
 use crate::layout::{Blocked, Layout, Mma, MmaVersion};
 
+/// What [`Regroup::Rename`] is, in `--explain` and the generated CUDA.
+pub const RENAME: &str = "a register rename, every element stays in its thread and register";
+
 /// How a `reshape`, `split` or `join` moves its tile's elements.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Regroup {
