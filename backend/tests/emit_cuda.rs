@@ -236,3 +236,18 @@ def locked_add(X, Acc, Lock, N, BLOCK: tl.constexpr):
     );
     assert!(!unlock.contains("); __threadfence();"), "{unlock}");
 }
+
+#[test]
+fn the_subtiled_epilogue_splits_the_accumulator_without_shared_memory() {
+    let text = cuda("matmul_subtiled_epilogue", "square_4096");
+    for what in ["reshape", "split"] {
+        assert!(
+            text.contains(&format!("// {what}: a register rename")),
+            "{what} is not renamed:\n{text}"
+        );
+        assert!(!text.contains(&format!("// {what} through shared memory")));
+    }
+    // Each half is stored through the coalesced layout of its pointers,
+    // one conversion each, as a whole accumulator would be.
+    assert_eq!(text.matches("through shared memory").count(), 2, "{text}");
+}
