@@ -2381,7 +2381,8 @@ impl<'f> Emitter<'f> {
     /// copied register for register. An MMA layout has no permuted form:
     /// the transpose is then taken in the default blocked layout and
     /// converted.
-    /// `reshape`, `join` and `split`, through shared memory. A reshape
+    /// `reshape`, `join` and `split` that are not register renames
+    /// ([`Regroup`], [`Emitter::regroup_rename`]), through shared memory. A reshape
     /// keeps every element's row-major position, and `join` / `split` are
     /// a reshape that adds / removes an innermost dimension of 2 (element
     /// `k` of it at position `2 * i + k`): the operands are written at

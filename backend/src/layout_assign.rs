@@ -28,7 +28,10 @@
 //!   `Slice(d, P)` gives back `P`; `trans` permutes its operand's layout
 //!   ([`Layout::permuted`]), so a transpose moves no data (a transposed
 //!   MMA accumulator, which has no permuted form, takes the default
-//!   layout and is converted).
+//!   layout and is converted); `reshape`, `split` and `join` take the
+//!   layout that keeps every element in the register that held it when
+//!   there is one ([`Regroup`]), the default layout otherwise (through
+//!   shared memory).
 //! - **Loops.** Loop-carried values take the layout of their initial value,
 //!   then, if the body yields a heavy value in another layout, the carried
 //!   value switches to that layout and the body is assigned again (the
