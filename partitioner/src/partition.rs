@@ -39,6 +39,10 @@
 //! is an `i32` counter carried through all of them (from 0), so that it
 //! keeps counting across tiles and loops as the aref contract asks.
 //!
+//! A tile loaded once per tile before the split loops and read only by
+//! their dots (attention's `q`) goes to the producer as well, through a
+//! one-slot aref of its own that counts tiles ([`per_tile`]).
+//!
 //! The loads are moved as they are. In the driver's pipeline they are
 //! already `desc_load`s of host-built descriptors (`tma_lower`), which the
 //! backend issues as TMA copies; the plan passed in is limited to those.

@@ -273,9 +273,12 @@ pub fn choose_aref_depths(
             format!(
                 "aref %{name}: depth 1, whatever num_stages or --aref-depth say: put once per \
                  iteration of the loop around the loops that stream the other rings (a tile's \
-                 operand, read by their dots from the slot in place), released after them, so \
-                 the producer copies the next tile's while the consumer finishes this one; {} \
-                 a slot, counted with the other shared memory",
+                 operand) and released after them, so the producer copies the next tile's while \
+                 the consumer finishes this one, and a second slot would take shared memory \
+                 from the streaming rings; its dots read the slot in place (wgmma's \
+                 shared-memory operand, as the consumer's own buffer was: the backend keeps \
+                 only a dot's result, attention's p, in registers for wgmma's register-A \
+                 form); {} a slot, counted with the other shared memory",
                 kib(slot_bytes(func, ring))
             )
         } else {
