@@ -455,7 +455,7 @@ fn warp_specialize_with(
                     Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
                     None => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store, true)?;
+                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies)?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -475,7 +475,7 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store, true)? {
+        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
@@ -492,7 +492,7 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((plain, _))) = split_or_why(base, false, true) {
+        if let Ok(Ok((plain, _))) = split_or_why(base, false, opts.per_tile_copies) {
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
                 if with.max_depth() < room {

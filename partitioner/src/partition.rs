@@ -41,7 +41,7 @@
 //!
 //! A tile loaded once per tile before the split loops and read only by
 //! their dots (attention's `q`) goes to the producer as well, through a
-//! one-slot aref of its own that counts tiles ([`per_tile`]).
+//! one-slot aref of its own that counts tiles ([`per_tile_copies`]).
 //!
 //! The loads are moved as they are. In the driver's pipeline they are
 //! already `desc_load`s of host-built descriptors (`tma_lower`), which the
@@ -54,7 +54,7 @@ use tawa_ir::{BinaryOp, ConstValue, Function, Loc, OpKind, Partition, Type};
 
 use crate::tma_infer::TmaPlan;
 
-mod per_tile;
+mod per_tile_copies;
 
 /// Shape of the warp-specialized kernel.
 #[derive(Clone, Debug)]
@@ -70,7 +70,7 @@ pub struct WsOptions {
     pub consumer_regs: u32,
     /// Whether the producer also copies the tiles loaded once per tile
     /// before the split loops and read only by their dots (attention's
-    /// `q`), through a one-slot aref of their own (`per_tile`); off, the
+    /// `q`), through a one-slot aref of their own (`per_tile_copies`); off, the
     /// consumer loads them.
     pub per_tile_copies: bool,
 }
@@ -183,7 +183,7 @@ pub fn warp_specialize(
     let budgets = register_budgets(func.attrs.num_warps, opts)
         .map_err(|message| PartitionError { loc, message })?;
     if opts.per_tile_copies && !split.full_control {
-        split.per_tile = per_tile::find(func, plan, &split.loops, &split.enclosing);
+        split.per_tile = per_tile_copies::find(func, plan, &split.loops, &split.enclosing);
     }
     let mut ws = split.build(func, opts, budgets);
     // A per-tile copy whose address the producer cannot recompute stays
@@ -287,7 +287,7 @@ struct WsSplit {
     /// write them.
     full_control: bool,
     /// The tiles copied once per tile into a one-slot aref of their own.
-    per_tile: Option<per_tile::PerTile>,
+    per_tile: Option<per_tile_copies::PerTile>,
     /// While a partition is emitted: that aref and its index in the
     /// current tile.
     tile_ring: std::cell::Cell<(Option<Value>, Option<Value>)>,
@@ -608,7 +608,7 @@ impl WsSplit {
         Some(counter)
     }
 
-    /// A per-tile load (`per_tile`) in the `role` partition: the producer
+    /// A per-tile load (`per_tile_copies`) in the `role` partition: the producer
     /// copies it and, at the last one, puts them all; the consumer gets
     /// them there.
     fn per_tile_copy(
@@ -633,7 +633,7 @@ impl WsSplit {
         if Some(&op) != per_tile.loads.last() {
             return Some(());
         }
-        let index = per_tile::tile_index(func, per_tile, out, block, map)?;
+        let index = per_tile_copies::tile_index(func, per_tile, out, block, map)?;
         self.tile_ring.set((Some(ring), Some(index)));
         let loc = func.ops[op].loc;
         let tiles: Vec<Value> = per_tile
