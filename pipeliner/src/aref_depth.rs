@@ -273,13 +273,14 @@ pub fn choose_aref_depths(
             format!(
                 "aref %{name}: depth 1, whatever num_stages or --aref-depth say: put once per \
                  iteration of the loop around the loops that stream the other rings (a tile's \
-                 operand) and released after them, so the producer copies the next tile's while \
-                 the consumer finishes this one, and a second slot would take shared memory \
-                 from the streaming rings; its dots read the slot in place (wgmma's \
-                 shared-memory operand, as the consumer's own buffer was: the backend keeps \
-                 only a dot's result, attention's p, in registers for wgmma's register-A \
-                 form); {} a slot, counted with the other shared memory",
-                kib(slot_bytes(func, ring))
+                 operand) and released after them: the producer copies the next tile's as \
+                 soon as the consumer's loops are done with this one, while the consumer runs \
+                 its epilogue (a second slot would copy it a whole tile earlier for {slot} more \
+                 shared memory); its dots read the slot in place (wgmma's shared-memory \
+                 operand, as the consumer's own buffer was: the backend keeps only a dot's \
+                 result, attention's p, in registers for wgmma's register-A form); {slot} a \
+                 slot, counted with the other shared memory",
+                slot = kib(slot_bytes(func, ring))
             )
         } else {
             format!("aref %{name}: depth {depth} (from {why}){usage}")
