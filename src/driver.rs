@@ -892,6 +892,9 @@ pub fn compile_to_cuda(
     // An op the backend does not support is the user's to work around
     // (exit code 1), shown at its line in the kernel file.
     .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))?;
+    for (loc, note) in tawa_backend::layout_notes(&specialized.func, &opts) {
+        specialized.schedule.note(loc, note);
+    }
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,

@@ -54,14 +54,6 @@ const KNOWN_GAPS: &[(&str, &str)] = &[
     // loaded, not known to be aligned): 255 registers and spills,
     // warp-specialized or not.
     ("08-grouped-gemm/four_square_1024", "spills"),
-    // EPILOGUE_SUBTILE splits the 128x256 accumulator with reshape/permute/
-    // split, which go through shared memory (not a register rename yet):
-    // the accumulator and its halves are live at once and spill.
-    ("09-persistent-matmul--descriptor/square_8192", "spills"),
-    (
-        "09-persistent-matmul--tma-persistent/square_8192_subtiled",
-        "spills",
-    ),
 ];
 
 /// What a warp-specialized kernel's PTX is made of.
