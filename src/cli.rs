@@ -235,6 +235,14 @@ pub struct PipelineFlags {
     /// which stores are TMA stores, or why not.
     #[arg(long)]
     pub no_tma_store: bool,
+
+    /// Let the consumer load a tile its loops' dots read but the kernel
+    /// loads once per tile (attention's `q`) itself, instead of the
+    /// producer copying it with TMA through a one-slot aref of its own
+    /// (the default, which copies the next tile's during the consumer's
+    /// epilogue): the ablation baseline of per-tile copies.
+    #[arg(long)]
+    pub no_per_tile_copies: bool,
 }
 
 impl PipelineFlags {
@@ -248,6 +256,7 @@ impl PipelineFlags {
             pingpong: !self.no_pingpong,
             tile_pingpong: self.tile_pingpong,
             tma_store: !self.no_tma_store,
+            per_tile_copies: !self.no_per_tile_copies,
         }
     }
 }

@@ -455,7 +455,7 @@ fn warp_specialize_with(
                     Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
                     None => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store)?;
+                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies)?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -475,7 +475,7 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store)? {
+        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
@@ -505,7 +505,7 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((mut plain, _))) = split_or_why(base, false) {
+        if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies) {
             let mut plain_consumers = tawa_pipeliner::Schedule::default();
             split_consumers(&mut plain, &mut plain_consumers)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
@@ -578,7 +578,9 @@ fn software_pipeline_with(
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
-    let (mut split, stores) = match split_or_why(func, opts.tma_store) {
+    // The fused partition copies ahead within its loops only: a tile's
+    // operand loaded before them stays where the kernel loads it.
+    let (mut split, stores) = match split_or_why(func, opts.tma_store, false) {
         Ok(Ok(split)) => split,
         Ok(Err(_)) => {
             return Ok(Err(
@@ -632,11 +634,13 @@ type StoreNotes = Vec<(tawa_ir::Loc, String)>;
 /// The partitioner's half of [`warp_specialize_function`]: the TMA
 /// loads lowered (`tma_lower`), with `tma_store` the TMA-able stores too
 /// (`tma_store`), then the split; the rings it creates have one slot
-/// until the pipeliner decides. `Err` is the reason when there is
+/// until the pipeliner decides (a per-tile operand's, with
+/// `per_tile_copies`, keeps its one). `Err` is the reason when there is
 /// nothing to split.
 fn split_or_why(
     func: &Function,
     tma_store: bool,
+    per_tile_copies: bool,
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
@@ -673,6 +677,7 @@ fn split_or_why(
     });
     let opts = tawa_partitioner::WsOptions {
         depth: 1,
+        per_tile_copies,
         ..Default::default()
     };
     let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)

@@ -62,6 +62,12 @@ const NOT_SOFTWARE_PIPELINED: [&str; 5] = [
 /// schedule, not the loop as written.
 const COARSE_PIPELINED: [&str; 2] = ["fused_attention", "06-fused-attention"];
 
+/// Examples whose tile operand (attention's `q`, loaded before the KV
+/// loops) the producer copies through a one-slot aref of its own
+/// (`tawa_partitioner`'s per-tile copies): the simulator runs that ring
+/// beside the KV rings, one put per tile.
+const TILE_OPERAND_RING: [&str; 2] = ["fused_attention", "06-fused-attention"];
+
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
 
@@ -222,6 +228,11 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                     // Two consumer warpgroups take turns in a
                     // coarse-pipelined loop (`tawa_pipeliner::pingpong`),
                     // which the simulator runs as one thread each.
+                    assert_eq!(
+                        !tawa_pipeliner::aref_depth::one_slot_rings(&ws).is_empty(),
+                        TILE_OPERAND_RING.contains(&name),
+                        "{how}: a one-slot ring of the tile's operand"
+                    );
                     let turns = count_ops(&ws, |k| matches!(k, OpKind::TurnTake));
                     assert_eq!(
                         turns > 0,

@@ -195,8 +195,13 @@ pub(super) fn plan_rings(
 /// with whether it reads it through a 2-D `trans`; an error naming any
 /// other use.
 fn slot_readers(func: &Function, v: Value) -> Result<Vec<((Op, usize), bool)>, String> {
+    // The ops of the kernel, not every op of the arena: passes leave the
+    // ops they replaced there, detached, and a tile got outside a loop
+    // the pipeliner rewrote (a tile's operand) is read by those too.
+    let mut live = Vec::new();
+    func.walk(&mut |op| live.push(op));
     let mut readers = Vec::new();
-    for (op, data) in func.ops.iter() {
+    for (op, data) in live.iter().map(|&op| (op, &func.ops[op])) {
         for (i, &o) in data.operands.iter().enumerate() {
             if o != v {
                 continue;
@@ -205,7 +210,7 @@ fn slot_readers(func: &Function, v: Value) -> Result<Vec<((Op, usize), bool)>, S
                 OpKind::Dot { .. } if i < 2 => readers.push(((op, i), false)),
                 OpKind::Trans { perm } if perm.as_slice() == [1, 0] => {
                     let t = data.results[0];
-                    for (top, tdata) in func.ops.iter() {
+                    for (top, tdata) in live.iter().map(|&op| (op, &func.ops[op])) {
                         for (ti, &to) in tdata.operands.iter().enumerate() {
                             if to != t {
                                 continue;

@@ -106,6 +106,12 @@ pub struct PipelineOptions {
     /// `cp.async.bulk.tensor` stores). On by default; `--no-tma-store`
     /// keeps every store element-wise (`st.global`), for ablations.
     pub tma_store: bool,
+    /// Let the producer copy a tile's operand that the consumer's loops
+    /// read but the kernel loads once per tile (attention's `q`), through
+    /// a one-slot aref of its own (`tawa_partitioner`'s per-tile copies).
+    /// On by default; `--no-per-tile-copies` leaves the load in the
+    /// consumer (the ablation baseline).
+    pub per_tile_copies: bool,
 }
 
 impl Default for PipelineOptions {
@@ -119,6 +125,7 @@ impl Default for PipelineOptions {
             pingpong: true,
             tile_pingpong: false,
             tma_store: true,
+            per_tile_copies: true,
         }
     }
 }
