@@ -175,10 +175,12 @@ pub struct PipelineFlags {
     /// WGMMA groups a consumer loop keeps in flight (MMA pipelining): the
     /// slot of iteration i is released at iteration i + N, after
     /// `wgmma.wait_group N`; 0 waits for every iteration's group. Capped
-    /// at the aref depth minus one. Default 0 (the fastest on the H100 so
-    /// far; `bench/ablation.py` measures the others).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub mma_depth: u32,
+    /// at the aref depth minus one. Default: 1 in a consumer partition of
+    /// one warpgroup, 0 in one of two (where the warpgroups' groups
+    /// interleave); the fastest on the H100 so far (`bench/ablation.py`
+    /// measures the others).
+    #[arg(long, value_name = "N")]
+    pub mma_depth: Option<u32>,
 
     /// Make a warp-specialized kernel with a grid over x, or x and y, persistent: one
     /// program per SM walks the tiles, so that the producer loads the next

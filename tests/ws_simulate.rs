@@ -35,10 +35,11 @@ use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
 use tawa_pipeliner::PipelineOptions;
 
 /// WGMMA groups in flight the driver's pipeline is simulated with (capped
-/// at the aref depth minus one, so depth 1 checks the unpipelined loop),
-/// and whether the kernel is made persistent (every depth is run both
-/// ways; two programs walk the tiles, see `tests/common`).
-const MMA_DEPTHS: [(u32, bool); 3] = [(1, false), (2, false), (1, true)];
+/// at the aref depth minus one, so depth 1 checks the unpipelined loop;
+/// `None` the default, which depends on the consumer's warpgroups), and
+/// whether the kernel is made persistent (every depth is run both ways;
+/// two programs walk the tiles, see `tests/common`).
+const MMA_DEPTHS: [(Option<u32>, bool); 3] = [(None, false), (Some(2), false), (Some(1), true)];
 
 /// Examples (or `example/case`s) whose split the `--no-ws` software
 /// pipeline leaves plain: causal attention's two KV loops sharing one ring
@@ -92,7 +93,7 @@ impl Pipeline {
         what: &str,
         plain: &Function,
         depth: u32,
-        (mma_depth, persistent): (u32, bool),
+        (mma_depth, persistent): (Option<u32>, bool),
     ) -> Option<Function> {
         match self {
             Pipeline::Driver => {
@@ -195,9 +196,9 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
             && !NOT_SOFTWARE_PIPELINED.contains(&what.as_str());
         for pipeline in pipelines {
             let mut specialized_depths = 0;
-            let mma_depths: &[(u32, bool)] = match pipeline {
+            let mma_depths: &[(Option<u32>, bool)] = match pipeline {
                 Pipeline::Driver => &MMA_DEPTHS,
-                Pipeline::PartitionerOnly | Pipeline::SoftwarePipelined => &[(0, false)],
+                Pipeline::PartitionerOnly | Pipeline::SoftwarePipelined => &[(Some(0), false)],
             };
             for (depth, &mma) in (1..=4).flat_map(|d| mma_depths.iter().map(move |m| (d, m))) {
                 let how =
@@ -458,7 +459,7 @@ fn check_tile_pingpong(
             let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
             let opts = PipelineOptions {
                 aref_depth: Some(depth),
-                mma_depth,
+                mma_depth: Some(mma_depth),
                 tile_pingpong: true,
                 ..PipelineOptions::default()
             };
@@ -677,7 +678,12 @@ fn an_early_release_is_caught() {
     let case = ex.spec.case("ragged_100").unwrap();
     let module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
+        .specialize(
+            "matmul/ragged_100",
+            &module.functions[0],
+            2,
+            (Some(0), false),
+        )
         .expect("matmul is warp-specialized");
     let mut moved = false;
     let blocks: Vec<_> = ws.blocks.keys().collect();
@@ -719,7 +725,12 @@ fn a_release_while_a_wgmma_is_in_flight_is_caught() {
     let case = ex.spec.case("ragged_100").unwrap();
     let module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 3, (1, false))
+        .specialize(
+            "matmul/ragged_100",
+            &module.functions[0],
+            3,
+            (Some(1), false),
+        )
         .expect("matmul is warp-specialized");
     let mut loosened = 0;
     let ops: Vec<_> = ws.ops.keys().collect();
@@ -747,7 +758,12 @@ fn a_copy_a_whole_ring_ahead_deadlocks() {
     let case = ex.spec.case("ragged_100").unwrap();
     let module = compile_aligned(&ex, case);
     let mut ws = Pipeline::Driver
-        .specialize("matmul/ragged_100", &module.functions[0], 2, (0, false))
+        .specialize(
+            "matmul/ragged_100",
+            &module.functions[0],
+            2,
+            (Some(0), false),
+        )
         .expect("matmul is warp-specialized");
     tawa_pipeliner::software_pipeline::fuse(&mut ws, 2).expect("one loop to fuse");
     verify_function(&ws).expect("still well-formed");

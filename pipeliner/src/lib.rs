@@ -73,13 +73,15 @@ pub struct PipelineOptions {
     /// from the kernel's `num_stages` and the shared-memory budget.
     pub aref_depth: Option<u32>,
     /// WGMMA groups a consumer loop keeps in flight (`--mma-depth`); 0
-    /// waits for each iteration's group before releasing its slot. The
-    /// default is 0: on the H100 the 128x256x64 GEMM measured 3-7% slower
-    /// with 1 group in flight at ring depth 3, in four sessions, and level
-    /// at depth 4 (`bench/RESULTS.md`): consecutive groups accumulate into
-    /// the same registers, so the tensor core runs them one after the
-    /// other anyway.
-    pub mma_depth: u32,
+    /// waits for each iteration's group before releasing its slot. `None`
+    /// (the default) decides per loop ([`mma_pipeline::default_depth`]):
+    /// 1 where the loop's partition is one warpgroup, 0 where two split
+    /// each tile. On the H100, a 4-warp 128x128x64 GEMM at 8192^3 ran 17%
+    /// faster with 1 group in flight (nothing else feeds the tensor core
+    /// while a lone warpgroup waits for its group); with two cooperative
+    /// warpgroups one's group covers the other's wait, and 1 in flight
+    /// measured level or slower in five sessions (`bench/RESULTS.md`).
+    pub mma_depth: Option<u32>,
     /// Make one-program-per-tile kernels persistent ([`persistent`]) where
     /// the kernel allows it. On by default (`--no-persistent` turns it
     /// off): on the H100 the 128x256x64 GEMM at M = N = 8192, K = 1024 runs
@@ -119,7 +121,7 @@ impl Default for PipelineOptions {
         PipelineOptions {
             warp_specialize: true,
             aref_depth: None,
-            mma_depth: 0,
+            mma_depth: None,
             persistent: true,
             coarse_pipeline: true,
             pingpong: true,
@@ -196,7 +198,11 @@ pub fn pipeline(
         aref_depth::Slack::ConsumerSlot,
         &mut schedule,
     )?;
-    mma_pipeline::pipeline_mmas(func, opts.mma_depth, &mut schedule);
+    let mma_depth = match opts.mma_depth {
+        Some(n) => mma_pipeline::MmaDepth::Asked(n),
+        None => mma_pipeline::MmaDepth::PerPartition,
+    };
+    mma_pipeline::pipeline_mmas(func, mma_depth, &mut schedule);
     if opts.coarse_pipeline {
         coarse_pipeline::coarse_pipeline(func, &mut schedule);
     }
@@ -252,12 +258,11 @@ pub fn pipeline_without_ws(
             "a ring of {depth} slot: with one stage no copy runs ahead (num_stages >= 2 pipelines)"
         )));
     }
-    // Groups in flight hold their slots that many iterations longer.
-    let mma_depth = if depth - 1 > opts.mma_depth {
-        opts.mma_depth
-    } else {
-        0
-    };
+    // Groups in flight hold their slots that many iterations longer. The
+    // one partition's warps all compute here; without a measured reason
+    // to keep groups in flight, the default keeps none.
+    let asked = opts.mma_depth.unwrap_or(0);
+    let mma_depth = if depth - 1 > asked { asked } else { 0 };
     let lookahead = depth - 1 - mma_depth;
     let mut loc = tawa_ir::Loc::UNKNOWN;
     func.walk(&mut |op| {
@@ -275,7 +280,11 @@ pub fn pipeline_without_ws(
              thread issues the TMA copies {lookahead} iteration(s) ahead into the {depth}-slot ring"
         ),
     );
-    mma_pipeline::pipeline_mmas(func, mma_depth, &mut schedule);
+    let how = match opts.mma_depth {
+        Some(_) => mma_pipeline::MmaDepth::Asked(mma_depth),
+        None => mma_pipeline::MmaDepth::NoWsDefault,
+    };
+    mma_pipeline::pipeline_mmas(func, how, &mut schedule);
     Ok(Pipelined::Yes(schedule))
 }
 

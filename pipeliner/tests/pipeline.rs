@@ -42,7 +42,7 @@ fn header(text: &str) -> Header {
         let (key, value) = item.split_once('=').expect("key = value");
         let value = value.trim();
         match key.trim() {
-            "mma_depth" => h.opts.mma_depth = value.parse().unwrap(),
+            "mma_depth" => h.opts.mma_depth = Some(value.parse().unwrap()),
             "aref_depth" => h.opts.aref_depth = Some(value.parse().unwrap()),
             "num_stages" => h.stages = Some(value.parse().unwrap()),
             "no_ws" => h.no_ws = value.parse().unwrap(),
