@@ -440,7 +440,7 @@ fn warp_specialize_with(
                     Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
                     None => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store)?;
+                let split = split_or_why(&made, opts.tma_store, true)?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -460,7 +460,7 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store)? {
+        None => match split_or_why(func, opts.tma_store, true)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
@@ -477,7 +477,7 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((plain, _))) = split_or_why(base, false) {
+        if let Ok(Ok((plain, _))) = split_or_why(base, false, true) {
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
                 if with.max_depth() < room {
@@ -544,7 +544,7 @@ fn software_pipeline_with(
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
-    let (mut split, stores) = match split_or_why(func, opts.tma_store) {
+    let (mut split, stores) = match split_or_why(func, opts.tma_store, false) {
         Ok(Ok(split)) => split,
         Ok(Err(_)) => {
             return Ok(Err(
@@ -603,6 +603,7 @@ type StoreNotes = Vec<(tawa_ir::Loc, String)>;
 fn split_or_why(
     func: &Function,
     tma_store: bool,
+    producer_copies: bool,
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
@@ -637,12 +638,28 @@ fn split_or_why(
             r.device_built || tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op)
         })
     });
-    let opts = tawa_partitioner::WsOptions {
+    // Tiles TMA refused that the producer's threads can copy, when asked
+    // (`producer_copy`); TMA stays first.
+    let copies = if producer_copies {
+        let refused = tawa_partitioner::infer_tma(func, &axis);
+        tawa_partitioner::producer_copy::producer_copies(&lowered, &axis, &refused)
+    } else {
+        Vec::new()
+    };
+    let mut opts = tawa_partitioner::WsOptions {
         depth: 1,
         ..Default::default()
     };
-    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
-        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
+    if !copies.is_empty() {
+        opts.producer_regs = copy_producer_regs(lowered.attrs.num_warps, &opts);
+    }
+    let ws = tawa_partitioner::warp_specialize_with_copies(
+        &lowered,
+        &plan,
+        &tawa_partitioner::producer_copy::copy_ops(&copies),
+        &opts,
+    )
+    .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     let Some(ws) = ws else {
         let (copies, loads) = (plan.decisions.len(), tile_loads(&lowered));
         let which = if copies == loads {
@@ -678,7 +695,71 @@ fn split_or_why(
             ws.attrs.num_warps
         )));
     }
+    let mut store_notes = store_notes;
+    store_notes.extend(explain_copies(&lowered, &ws, &copies, opts.producer_regs));
     Ok(Ok((ws, store_notes)))
+}
+
+/// The producer's `setmaxnreg` budget when its threads copy tiles (their
+/// address arithmetic lives in its registers): the most, up to 128, that
+/// leaves the consumer warps the budget they get beside a TMA producer.
+fn copy_producer_regs(num_warps: u32, opts: &tawa_partitioner::WsOptions) -> u32 {
+    let consumer_at = |regs: u32| {
+        let o = tawa_partitioner::WsOptions {
+            producer_regs: regs,
+            ..opts.clone()
+        };
+        tawa_partitioner::partition::register_budgets(num_warps, &o)
+            .ok()
+            .map(|b| b.1)
+    };
+    let want = consumer_at(opts.producer_regs);
+    (opts.producer_regs..=128)
+        .rev()
+        .step_by(8)
+        .find(|&r| r % 8 == 0 && consumer_at(r) == want)
+        .unwrap_or(opts.producer_regs)
+}
+
+/// `--explain` lines for the producer copies that reached the producer of
+/// `ws`: the access width and why, and why not TMA.
+fn explain_copies(
+    lowered: &Function,
+    ws: &Function,
+    copies: &[tawa_partitioner::producer_copy::ProducerCopy],
+    producer_regs: u32,
+) -> StoreNotes {
+    let names = tawa_ir::printer::value_names(lowered);
+    let mut moved = std::collections::HashSet::new();
+    ws.walk(&mut |op| {
+        let data = &ws.ops[op];
+        if matches!(data.kind, tawa_ir::OpKind::ArefPut) {
+            for &v in &data.operands[2..] {
+                if let Some(l) = ws.def_op(v) {
+                    if matches!(ws.ops[l].kind, tawa_ir::OpKind::Load { .. }) {
+                        moved.insert(ws.ops[l].loc);
+                    }
+                }
+            }
+        }
+    });
+    copies
+        .iter()
+        .filter(|c| moved.contains(&c.loc))
+        .map(|c| {
+            let v = lowered.ops[c.op].results[0];
+            let name = names.get(&v).cloned().unwrap_or_else(|| v.to_string());
+            (
+                c.loc,
+                format!(
+                    "mainloop: %{name}: producer copy ({}; the producer's threads copy it into \
+                     the aref slot, {producer_regs} registers each); not TMA: {}",
+                    c.width(),
+                    c.not_tma
+                ),
+            )
+        })
+        .collect()
 }
 
 /// `--explain` lines for `tma_store`'s decisions on `func` (the kernel
