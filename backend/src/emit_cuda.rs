@@ -346,6 +346,20 @@ struct OperandSmem {
     w: u32,
 }
 
+impl OperandSmem {
+    /// The tile dimension a line of the layout is one index of, and the one
+    /// that walks along the line in bytes: a row or column and K (K-major),
+    /// or a K index and M/N (MN-major).
+    fn line_and_along(self) -> (usize, usize) {
+        let mn_dim = 1 - self.k_dim;
+        if self.mn_major {
+            (self.k_dim, mn_dim)
+        } else {
+            (mn_dim, self.k_dim)
+        }
+    }
+}
+
 /// Swizzle width for lines of `line_bytes` bytes, or `None` when no
 /// swizzle mode holds them.
 fn operand_swizzle(line_bytes: u32) -> Option<u32> {
@@ -638,6 +652,9 @@ pub fn emit(
     } else {
         // One CTA per SM: `setmaxnreg` redistributes its register file.
         cuda.push_str(aref_lower::WS_PRELUDE);
+        if e.rings.values().any(|r| r.copied()) {
+            cuda.push_str(aref_lower::COPY_PRELUDE);
+        }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();
         ranks.dedup();
@@ -1275,6 +1292,8 @@ impl<'f> Emitter<'f> {
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            // Copied by the producer's threads at the `aref.put` it feeds.
+            OpKind::Load { .. } if self.is_copy_put_operand(data.results[0]) => Ok(()),
             // A column-major operand's slot, copied in box order: wgmma
             // reads it in place (the slot's layout is planned for the dot
             // that reads the transpose, `aref_lower::buffer_smem`).
@@ -2489,15 +2508,8 @@ impl<'f> Emitter<'f> {
         let s = self.scalar_of(v);
         let eb = s.byte_size();
         let c = cty(s);
-        let OperandSmem { k_dim, mn_major, w } = smem;
-        let mn_dim = 1 - k_dim;
-        // A line of the layout is one row/column (K-major) or one K index
-        // (MN-major); the other coordinate walks along the line in bytes.
-        let (line_dim, along_dim) = if mn_major {
-            (k_dim, mn_dim)
-        } else {
-            (mn_dim, k_dim)
-        };
+        let w = smem.w;
+        let (line_dim, along_dim) = smem.line_and_along();
         let lines = shape[line_dim];
         let regs = layout.regs_per_thread(&shape);
         let line = Self::coord_c(layout, &shape, line_dim, "r");
