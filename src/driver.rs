@@ -696,6 +696,32 @@ fn split_or_why(
         )));
     }
     let mut store_notes = store_notes;
+    if !copies.is_empty() {
+        // The producer's copies are the backend's to lower (their layouts,
+        // no scratch area in the producer): where it cannot, the split
+        // without them stands.
+        let backend = codegen_options("", tma_store)
+            .ok()
+            .map(|o| tawa_backend::shared_memory_bytes(&ws, &o));
+        if let Some(Err(e)) = backend {
+            let why = format!(
+                "the producer cannot copy the tiles TMA refused: the backend cannot lower its \
+                 copies: {}",
+                e.message
+            );
+            let without = split_or_why(func, tma_store, false)?;
+            return Ok(match without {
+                Ok((ws, mut notes)) => {
+                    notes.push((
+                        tawa_ir::Loc::UNKNOWN,
+                        format!("mainloop: {why}; they stay in the consumer"),
+                    ));
+                    Ok((ws, notes))
+                }
+                Err(plain) => Err(format!("{plain}; {why}")),
+            });
+        }
+    }
     store_notes.extend(explain_copies(&lowered, &ws, &copies, opts.producer_regs));
     Ok(Ok((ws, store_notes)))
 }

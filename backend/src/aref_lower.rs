@@ -644,6 +644,9 @@ impl Emitter<'_> {
         struct Tile {
             ptrs: String,
             mask: Option<String>,
+            /// The mask is not proven constant over each chunk: a chunk
+            /// is copied whole only where it is at run time.
+            mask_varies: bool,
             regs: u32,
             /// Elements per 16-byte chunk, 1 when the registers do not
             /// hold whole chunks (element copies only).
@@ -700,7 +703,7 @@ impl Emitter<'_> {
                     .constancy
                     .get(1)
                     .is_some_and(|&c| c % per_chunk == 0);
-            let chunk = if runs && contiguous && mask_whole && 16 % eb == 0 {
+            let chunk = if runs && contiguous && 16 % eb == 0 {
                 per_chunk
             } else {
                 1
@@ -715,6 +718,7 @@ impl Emitter<'_> {
             tiles.push(Tile {
                 ptrs,
                 mask,
+                mask_varies: !mask_whole,
                 regs: layout.regs_per_thread(&shape),
                 chunk,
                 aligned,
@@ -730,17 +734,26 @@ impl Emitter<'_> {
         }
         let full = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
         let wide_ok = tiles.iter().all(|t| t.chunk > 1);
-        let proven = tiles.iter().all(|t| t.aligned);
+        let proven = tiles.iter().all(|t| t.aligned && !t.mask_varies);
         let wide = self.tmp("wide");
         if wide_ok && proven {
             self.line(format!("const bool {wide} = true;"));
         } else if wide_ok {
             self.line(format!("bool {wide} = true;"));
             for t in &tiles {
-                self.line(format!(
-                    "#pragma unroll\nfor (int r = 0; r < {}; r += {}) {wide} &= (((unsigned long long){}[r]) & 15ull) == 0;",
-                    t.regs, t.chunk, t.ptrs
-                ));
+                if !t.aligned {
+                    self.line(format!(
+                        "#pragma unroll\nfor (int r = 0; r < {}; r += {}) {wide} &= (((unsigned long long){}[r]) & 15ull) == 0;",
+                        t.regs, t.chunk, t.ptrs
+                    ));
+                }
+                if let (true, Some(m)) = (t.mask_varies, &t.mask) {
+                    // A chunk is copied whole or zero-filled whole.
+                    self.line(format!(
+                        "#pragma unroll\nfor (int r = 0; r < {}; ++r) {wide} &= {m}[r] == {m}[r - r % {}];",
+                        t.regs, t.chunk
+                    ));
+                }
             }
         } else {
             self.line(format!("const bool {wide} = false;"));
@@ -771,7 +784,13 @@ impl Emitter<'_> {
             let (p, m) = if t.chunk > 1 {
                 (
                     format!("({}[g] + (r - g))", t.ptrs),
-                    t.mask.as_ref().map(|m| format!("{m}[g]")),
+                    t.mask.as_ref().map(|m| {
+                        if t.mask_varies {
+                            format!("{m}[r]")
+                        } else {
+                            format!("{m}[g]")
+                        }
+                    }),
                 )
             } else {
                 (

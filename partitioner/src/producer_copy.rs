@@ -12,12 +12,13 @@
 //!   (`contiguity`), in runs of 16 bytes at least: the slot's swizzle
 //!   lines hold that dimension, and a thread copies 16-byte chunks of a
 //!   line (the unit the swizzle permutes);
-//! - a mask constant over each chunk, and no `other` but zero: `cp.async`
-//!   zero-fills a chunk whose source size is 0;
+//! - no `other` but zero: `cp.async` zero-fills a chunk whose source size
+//!   is 0;
 //! - the access width: 16-byte `cp.async` when the pointers are proven
-//!   16-byte aligned at every chunk (`divisibility`); otherwise a check at
-//!   run time, per thread and put, takes the 16-byte path when every
-//!   chunk the thread copies is aligned, and the element-wise path (plain
+//!   16-byte aligned at every chunk (`divisibility`) and the mask constant
+//!   over each chunk (`constancy`); otherwise a check at run time, per
+//!   thread and put, takes the 16-byte path when every chunk the thread
+//!   copies is aligned and masked whole, and the element-wise path (plain
 //!   loads and shared-memory stores) when one is not.
 //!
 //! The backend (`aref_lower.rs`) lowers such a `load` feeding an
@@ -37,9 +38,11 @@ pub struct ProducerCopy {
     pub op: Op,
     pub loc: Loc,
     /// Bytes per access proven at compile time: 16 (every chunk is
-    /// 16-byte aligned), or the element size when only a run-time check
-    /// can take the 16-byte path.
+    /// 16-byte aligned and masked whole), or the element size when only a
+    /// run-time check can take the 16-byte path.
     pub proven_bytes: u32,
+    /// Why the 16-byte path is not proven (empty when it is).
+    pub unproven: String,
     /// Bytes of one chunk: 16.
     pub chunk_bytes: u32,
     /// Why TMA refused it (the TMA inference's sentence).
@@ -55,9 +58,15 @@ impl ProducerCopy {
                 self.chunk_bytes, self.chunk_bytes
             )
         } else {
+            let masked = if self.unproven.contains("mask") {
+                " and each masked whole"
+            } else {
+                ""
+            };
             format!(
-                "cp.async, {c}-byte when each thread's chunks are {c}-byte aligned at run time, \
-                 else {e}-byte element copies: no {c}-byte alignment is proven for the pointers",
+                "cp.async, {c}-byte when each thread's chunks are {c}-byte aligned{masked} at run \
+                 time, else {e}-byte element copies: {}",
+                self.unproven,
                 c = self.chunk_bytes,
                 e = self.proven_bytes
             )
@@ -139,12 +148,12 @@ fn copy_of(
     if info.contiguity.get(1).copied().unwrap_or(1) < per_chunk {
         return None;
     }
-    if has_mask {
-        let m = axis.get(data.operands[1]);
-        if m.constancy.get(1).copied().unwrap_or(1) < per_chunk {
-            return None;
-        }
-    }
+    let mask_whole = !has_mask
+        || axis
+            .get(data.operands[1])
+            .constancy
+            .get(1)
+            .is_some_and(|&c| c % per_chunk == 0);
     if has_other && !is_zero(func, data.operands[2]) {
         return None;
     }
@@ -152,7 +161,18 @@ fn copy_of(
         return None;
     }
     let align = info.divisibility.get(1).copied().unwrap_or(1);
-    let proven_bytes = if align % CHUNK_BYTES == 0 {
+    let mut unproven = Vec::new();
+    if align % CHUNK_BYTES != 0 {
+        unproven.push(format!(
+            "no {CHUNK_BYTES}-byte alignment is proven for the pointers"
+        ));
+    }
+    if !mask_whole {
+        unproven.push(format!(
+            "the mask may change within a {CHUNK_BYTES}-byte chunk"
+        ));
+    }
+    let proven_bytes = if align % CHUNK_BYTES == 0 && mask_whole {
         CHUNK_BYTES
     } else {
         eb
@@ -161,6 +181,7 @@ fn copy_of(
         op,
         loc: data.loc,
         proven_bytes,
+        unproven: unproven.join(" and "),
         chunk_bytes: CHUNK_BYTES,
         not_tma,
     })
