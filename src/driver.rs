@@ -631,6 +631,7 @@ fn split_or_why(
     // descriptors the kernel makes from values it loads, whose tensor maps
     // the producer builds; loads left as they were (transposed boxes,
     // unbounded extents) stay in the consumer.
+    let refused = plan;
     let axis = tawa_ir::axis_info::analyze(&lowered);
     let mut plan = tawa_partitioner::infer_tma(&lowered, &axis);
     plan.decisions.retain(|d| {
@@ -640,8 +641,7 @@ fn split_or_why(
     });
     // Tiles TMA refused that the producer's threads can copy, when asked
     // (`producer_copy`); TMA stays first.
-    let copies = if producer_copies {
-        let refused = tawa_partitioner::infer_tma(func, &axis);
+    let mut copies = if producer_copies {
         tawa_partitioner::producer_copy::producer_copies(&lowered, &axis, &refused)
     } else {
         Vec::new()
@@ -650,8 +650,19 @@ fn split_or_why(
         depth: 1,
         ..Default::default()
     };
+    let mut copy_refusal = None;
     if !copies.is_empty() {
         opts.producer_regs = copy_producer_regs(lowered.attrs.num_warps, &opts);
+        let need = copy_registers(&lowered, &copies, opts.producer_warps);
+        if need > opts.producer_regs {
+            copy_refusal = Some(format!(
+                "the producer cannot copy the tiles TMA refused: its threads would hold about \
+                 {need} registers of addresses and state, more than the {} it can have beside \
+                 {} consumer warps (smaller BLOCK_* tiles or fewer warps leave it more)",
+                opts.producer_regs, lowered.attrs.num_warps
+            ));
+            copies.clear();
+        }
     }
     let ws = tawa_partitioner::warp_specialize_with_copies(
         &lowered,
@@ -670,8 +681,9 @@ fn split_or_why(
                  others are not"
             )
         };
+        let copy_refusal = copy_refusal.map_or(String::new(), |why| format!("; {why}"));
         return Ok(Err(format!(
-            "no loop whose TMA copies feed a `tl.dot` ({which})"
+            "no loop whose TMA copies feed a `tl.dot` ({which}){copy_refusal}"
         )));
     };
     check_pass("the partitioner", &ws)?;
@@ -696,6 +708,12 @@ fn split_or_why(
         )));
     }
     let mut store_notes = store_notes;
+    if let Some(why) = copy_refusal {
+        store_notes.push((
+            tawa_ir::Loc::UNKNOWN,
+            format!("mainloop: {why}; they stay in the consumer"),
+        ));
+    }
     if !copies.is_empty() {
         // The producer's copies are the backend's to lower (their layouts,
         // no scratch area in the producer): where it cannot, the split
@@ -745,6 +763,34 @@ fn copy_producer_regs(num_warps: u32, opts: &tawa_partitioner::WsOptions) -> u32
         .step_by(8)
         .find(|&r| r % 8 == 0 && consumer_at(r) == want)
         .unwrap_or(opts.producer_regs)
+}
+
+/// About how many registers the producer's threads hold to copy `copies`
+/// (`aref_lower`'s `copy_chunks`): the first pointer (64-bit) and mask of
+/// each 16-byte chunk a thread copies, kept across the loop, plus the
+/// loop's own state (counters, slot and barrier addresses, the values of
+/// enclosing loops).
+fn copy_registers(
+    func: &Function,
+    copies: &[tawa_partitioner::producer_copy::ProducerCopy],
+    producer_warps: u32,
+) -> u32 {
+    const STATE: u32 = 32;
+    let threads = producer_warps.max(1) * 32;
+    copies
+        .iter()
+        .map(|c| {
+            let data = &func.ops[c.op];
+            let ty = func.ty(data.results[0]);
+            let eb = ty.scalar_type().map_or(4, |s| s.byte_size()).max(1);
+            let bytes: u64 =
+                ty.shape().iter().map(|&d| u64::from(d)).product::<u64>() * u64::from(eb);
+            let chunks = bytes.div_ceil(u64::from(c.chunk_bytes) * u64::from(threads)) as u32;
+            let masked = matches!(data.kind, tawa_ir::OpKind::Load { has_mask: true, .. });
+            chunks * (2 + u32::from(masked))
+        })
+        .sum::<u32>()
+        + STATE
 }
 
 /// `--explain` lines for the producer copies that reached the producer of
