@@ -506,6 +506,20 @@ impl Emitter<'_> {
             self.copies.push(HashMap::new());
             self.block(region)?;
             self.drain_tma_stores();
+            let mut thread_copies = false;
+            f.walk_block(region, &mut |o| {
+                let d = &f.ops[o];
+                thread_copies |= matches!(d.kind, OpKind::ArefPut)
+                    && d.operands[2..].iter().any(|&v| {
+                        f.def_op(v)
+                            .is_some_and(|l| matches!(f.ops[l].kind, OpKind::Load { .. }))
+                    });
+            });
+            if thread_copies {
+                // The thread's last copies land (and arrive on `full`)
+                // before it leaves the partition.
+                self.line("asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
+            }
             self.copies.pop();
             (self.partition, self.num_warps) = saved;
             self.indent -= 1;

@@ -159,6 +159,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
       #pragma unroll
       for (int r = 0; r < (int)(sizeof(a_ptrs_1_29) / sizeof(a_ptrs_1_29[0])); ++r) a_ptrs_1_29[r] = a_ptrs_1_50[r];
     }
+    asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
     // partition consumer (4 warps, from warp 4)
     const int tid = threadIdx.x - 128;
