@@ -53,11 +53,6 @@ const WS_LARGE_TUTORIALS: &[&str] = &[
 /// the entry to go once one compiles). `example/case` names both ways of
 /// compiling it, `example/case (plain)` or `(ws)` one.
 const KNOWN_GAPS: &[(&str, &str)] = &[
-    // Pointer loads of 128x128 tiles with no TMA (the base pointers are
-    // loaded, not known to be aligned) into registers, element by element:
-    // 255 registers and spills. Warp-specialized, the producer's threads
-    // copy them (16-byte cp.async where aligned) and nothing spills.
-    ("08-grouped-gemm/four_square_1024 (plain)", "spills"),
     // EPILOGUE_SUBTILE splits the 128x256 accumulator with reshape/permute/
     // split, which go through shared memory (not a register rename yet):
     // the accumulator and its halves are live at once and spill.

@@ -1654,33 +1654,63 @@ impl<'f> Emitter<'f> {
         // there costs registers in the 128x256 GEMMs (spills).
         let predicated = !self.operand_buffers.contains_key(&r);
         self.line(format!("{c} {name}[{regs}];"));
-        if v > 1 {
-            let vt = vec_type(v * eb);
+        // A dot operand whose pointers run in whole vectors not proven
+        // aligned: vectors where this thread's are aligned at run time,
+        // elements otherwise, each read from its vector's first pointer.
+        // Only those first pointers are read, so a pointer tile carried by
+        // the loop holds registers for them alone (tutorial 08's 128x64
+        // tiles off loaded base pointers spilled when every pointer was).
+        let checked = if v == 1 && !predicated {
+            self.unproven_vec_width(ptr, mask, layout, &shape, eb)
+        } else {
+            1
+        };
+        let other_op = has_other.then(|| data.operands[2]);
+        if checked > 1 {
+            let ok = self.tmp("aligned");
             self.line(format!(
-                "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
-                regs / v
+                "bool {ok} = true;\n#pragma unroll\nfor (int g = 0; g < {regs}; g += {checked}) {ok} &= (((unsigned long long){p}[g]) & {}ull) == 0;",
+                checked * eb - 1
             ));
+            self.line(format!("if ({ok}) {{"));
             self.indent += 1;
-            self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
-            let cond = m.as_ref().map(|m| format!("{m}[g * {v}]"));
-            match &cond {
-                Some(cnd) if predicated && matches!(v * eb, 4 | 8 | 16) => {
-                    self.line(format!("t.u = tw_ld{}({p}[g * {v}], {cnd});", v * eb))
-                }
-                Some(cnd) => self.line(format!(
-                    "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
-                )),
-                None => self.line(format!("t.u = *(const {vt}*)({p}[g * {v}]);")),
-            }
+            self.vector_loads(
+                (name, &c),
+                layout,
+                regs,
+                checked,
+                eb,
+                &p,
+                m.as_deref(),
+                other_op,
+                predicated,
+            )?;
+            self.indent -= 1;
+            self.line("} else {");
+            self.indent += 1;
+            let at = format!("({p}[r - r % {checked}] + r % {checked})");
+            let e = match (&m, &other) {
+                (Some(m), Some(o)) => format!("{m}[r] ? *{at} : {o}"),
+                (Some(m), None) => format!("{m}[r] ? *{at} : ({c})0"),
+                _ => format!("*{at}"),
+            };
             self.line(format!(
-                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = t.e[e];"
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"
             ));
-            if let (Some(cnd), Some(_)) = (&cond, &other) {
-                let o = self.elem_at(data.operands[2], layout, &format!("g * {v} + e"))?;
-                self.line(format!("if (!{cnd}) {{\n#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = {o};\n}}"));
-            }
             self.indent -= 1;
             self.line("}");
+        } else if v > 1 {
+            self.vector_loads(
+                (name, &c),
+                layout,
+                regs,
+                v,
+                eb,
+                &p,
+                m.as_deref(),
+                other_op,
+                predicated,
+            )?;
         } else {
             let e = match (&m, &other) {
                 (Some(m), Some(o)) => format!("{m}[r] ? *{p}[r] : {o}"),
@@ -1691,6 +1721,86 @@ impl<'f> Emitter<'f> {
                 "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"
             ));
         }
+        Ok(())
+    }
+
+    /// The vector width [`Self::vec_width`] would give `ptr` were its
+    /// pointers aligned: how many elements run contiguously in a thread's
+    /// registers (and under one mask value).
+    fn unproven_vec_width(
+        &self,
+        ptr: Value,
+        mask: Option<Value>,
+        layout: &Layout,
+        shape: &[u32],
+        elem_bytes: u32,
+    ) -> u32 {
+        let digits = layout.digits(shape);
+        let Some(first) = digits.first() else {
+            return 1;
+        };
+        if first.stride != 1 || first.size <= 1 {
+            return 1;
+        }
+        let dim = first.dim as usize;
+        let mut info = self.axis.get(ptr).clone();
+        if info.divisibility.len() <= dim {
+            return 1;
+        }
+        info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
+        let minfo = mask.map(|m| self.axis.get(m));
+        let max = first.size.min(16 / elem_bytes.max(1)).max(1);
+        vector_width(
+            &info,
+            minfo.filter(|m| m.constancy.len() > dim),
+            dim,
+            elem_bytes,
+            max,
+        )
+    }
+
+    /// Loads of `regs` registers of tile `name` (elements of C type `c`)
+    /// in vectors of `v` elements from pointer tile `p`, masked by `m`,
+    /// `other_op` where not.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_loads(
+        &mut self,
+        (name, c): (&str, &str),
+        layout: &Layout,
+        regs: u32,
+        v: u32,
+        eb: u32,
+        p: &str,
+        m: Option<&str>,
+        other_op: Option<Value>,
+        predicated: bool,
+    ) -> Res<()> {
+        let vt = vec_type(v * eb);
+        self.line(format!(
+            "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
+            regs / v
+        ));
+        self.indent += 1;
+        self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
+        let cond = m.map(|m| format!("{m}[g * {v}]"));
+        match &cond {
+            Some(cnd) if predicated && matches!(v * eb, 4 | 8 | 16) => {
+                self.line(format!("t.u = tw_ld{}({p}[g * {v}], {cnd});", v * eb))
+            }
+            Some(cnd) => self.line(format!(
+                "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
+            )),
+            None => self.line(format!("t.u = *(const {vt}*)({p}[g * {v}]);")),
+        }
+        self.line(format!(
+            "#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = t.e[e];"
+        ));
+        if let (Some(cnd), Some(o)) = (&cond, other_op) {
+            let o = self.elem_at(o, layout, &format!("g * {v} + e"))?;
+            self.line(format!("if (!{cnd}) {{\n#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = {o};\n}}"));
+        }
+        self.indent -= 1;
+        self.line("}");
         Ok(())
     }
 
