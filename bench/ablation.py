@@ -111,6 +111,23 @@ def svg_chart(rows, baseline, title):
     return "\n".join(out)
 
 
+def write_results(out, example, case, rows, baselines):
+    """Writes the table, JSON and chart of the points run so far: called
+    after every point, so that a run stopped at a time limit keeps what it
+    measured (and `--resume` can take it up)."""
+    baseline = statistics.median(baselines) if baselines else None
+    with open(os.path.join(out, "ablation.json"), "w") as f:
+        json.dump({"example": example, "case": case, "cublas_median_tflops": baseline,
+                   "points": rows}, f, indent=1)
+    with open(os.path.join(out, "ablation.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    title = f"{os.path.basename(example)} {case}: TFLOP/s per option"
+    with open(os.path.join(out, "ablation.svg"), "w") as f:
+        f.write(svg_chart(rows, baseline, title))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("example")
@@ -153,17 +170,9 @@ def main():
         rows.append(rec)
         shown = f'{rec["tflops"]:.1f} TFLOP/s, {rec["ratio"]:.3f}x cuBLAS' if row else f"FAILED: {err}"
         print(f"{label:<22} {' '.join(flags):<40} {shown}", flush=True)
-    baseline = statistics.median(baselines) if baselines else None
-    with open(os.path.join(opts.out, "ablation.json"), "w") as f:
-        json.dump({"example": opts.example, "case": opts.case, "cublas_median_tflops": baseline,
-                   "points": rows}, f, indent=1)
-    with open(os.path.join(opts.out, "ablation.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
-    title = f"{os.path.basename(opts.example)} {opts.case}: TFLOP/s per option"
-    with open(os.path.join(opts.out, "ablation.svg"), "w") as f:
-        f.write(svg_chart(rows, baseline, title))
+        write_results(opts.out, opts.example, opts.case, rows, baselines)
+    if rows:
+        write_results(opts.out, opts.example, opts.case, rows, baselines)
     sys.exit(1 if any(r["error"] for r in rows) else 0)
 
 

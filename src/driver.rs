@@ -407,6 +407,19 @@ impl WsError {
     }
 }
 
+/// `func` after `combine`, which the backend runs before its layouts
+/// anyway: the partitioner and the pipeliner then see the dots the
+/// backend lowers (`acc += tl.dot(a, b)` accumulating in the dot, a
+/// loop-carried accumulator that MMA pipelining can keep in flight),
+/// not a dot into zeros and an add.
+fn combined(func: &Function) -> Result<Function, WsError> {
+    let mut out = func.clone();
+    if tawa_ir::combine::combine(&mut out) > 0 {
+        check_pass("combine", &out)?;
+    }
+    Ok(out)
+}
+
 /// Warp specialization: the TMA inference, `tma_lower` (TMA loads become
 /// descriptor loads whose descriptors the host builds), the partitioner,
 /// then the pipeliner (aref depths, MMA pipelining), each result checked
@@ -426,6 +439,8 @@ fn warp_specialize_with(
     func: &Function,
     opts: &PipelineOptions,
 ) -> Result<Result<Specialized, String>, WsError> {
+    let combined = combined(func)?;
+    let func = &combined;
     // Persistent first (a tile loop the partitioner nests the K loop in),
     // when the kernel allows it and the result still specializes.
     let mut persistence = None;
@@ -535,6 +550,8 @@ fn software_pipeline_with(
     func: &Function,
     opts: &PipelineOptions,
 ) -> Result<Result<Specialized, String>, WsError> {
+    let combined = combined(func)?;
+    let func = &combined;
     let stages = opts.aref_depth.unwrap_or(func.attrs.num_stages);
     if stages < 2 {
         return Ok(Err(format!(
@@ -1023,6 +1040,9 @@ pub fn compile_to_cuda(
     // An op the backend does not support is the user's to work around
     // (exit code 1), shown at its line in the kernel file.
     .map_err(|e| Failure::user(render_codegen_error(path, source, &e, color)))?;
+    for (loc, note) in tawa_backend::layout_notes(&specialized.func, &opts) {
+        specialized.schedule.note(loc, note);
+    }
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,

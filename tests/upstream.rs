@@ -52,16 +52,7 @@ const WS_LARGE_TUTORIALS: &[&str] = &[
 /// the compile test checks that they still fail that way (and asks for
 /// the entry to go once one compiles). `example/case` names both ways of
 /// compiling it, `example/case (plain)` or `(ws)` one.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    // EPILOGUE_SUBTILE splits the 128x256 accumulator with reshape/permute/
-    // split, which go through shared memory (not a register rename yet):
-    // the accumulator and its halves are live at once and spill.
-    ("09-persistent-matmul--descriptor/square_8192", "spills"),
-    (
-        "09-persistent-matmul--tma-persistent/square_8192_subtiled",
-        "spills",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// What a warp-specialized kernel's PTX is made of; each entry is met by
 /// any of its alternatives (TMA copies, or the producer's thread copies

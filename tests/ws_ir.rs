@@ -136,3 +136,55 @@ fn attention_is_coarse_pipelined_unless_asked_not_to() {
     assert!(!stdout.contains("{async}"), "{stdout}");
     assert!(!stderr.contains("coarse pipelining"), "{stderr}");
 }
+
+/// The GEMM-like examples' large cases load no tile themselves in the
+/// warp-specialized kernel: every tile a loop reads comes through an aref
+/// from the producer. (A persistent kernel once kept the B tiles of the
+/// unmasked dual GEMM in its consumers: their extent came from the grid's
+/// y size, which the tile loop's `tile // tw_grid_x` hid from the bound
+/// analysis, and the consumers loaded them through registers at half the
+/// speed.)
+#[test]
+fn gemm_examples_load_no_tile_in_their_partitions() {
+    let tile_load = |line: &str| {
+        let Some((_, rest)) = line.split_once("= load %") else {
+            return false;
+        };
+        rest.split_once(" : ")
+            .is_some_and(|(_, ty)| ty.starts_with("tensor<"))
+    };
+    let mut failures = Vec::new();
+    for name in [
+        "matmul",
+        "matmul_block_ptr",
+        "matmul_descriptor",
+        "persistent_matmul",
+        "geglu_dual_gemm",
+        "glu_dual_gemm_unmasked",
+        "gemm_row_reduce",
+        "weight_grad",
+        "persistent_matmul_clamped",
+        "linear",
+        "matmul_swap_ab",
+        "batched_matmul",
+        "split_k_matmul",
+        "matmul_subtiled_epilogue",
+    ] {
+        let ex = triton_examples::load(name).unwrap();
+        let path = ex.py_path.display().to_string();
+        for case in ex.spec.cases.iter().filter(|c| c.has_tag("large")) {
+            let (code, stdout, stderr) = run(&[&path, "--case", &case.name, "--emit", "ws-ir"]);
+            assert_eq!(code, 0, "{name}/{}: {stderr}", case.name);
+            assert!(
+                stdout.contains("partition producer"),
+                "{name}/{}",
+                case.name
+            );
+            let loads: Vec<&str> = stdout.lines().filter(|l| tile_load(l)).collect();
+            if !loads.is_empty() {
+                failures.push(format!("{name}/{}: {}", case.name, loads.join("\n  ")));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -9,6 +9,9 @@
 
 use tawa_ir::{Elem, Function, Loc, ScalarType, Type};
 
+use crate::layout::Layout;
+use crate::layout_assign::{Regroup, RENAME};
+
 /// What the runtime needs to launch a generated kernel.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelSource {
@@ -250,7 +253,19 @@ pub fn shared_memory_bytes(func: &Function, opts: &CodegenOptions) -> Result<u32
 }
 
 /// `combine` (on a copy), `layout_assign`, the axis analysis, `emit_cuda`.
-fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emitted, CodegenError> {
+/// The function `emit_cuda` reads: `combine`d (on a copy), with its axis
+/// facts and home layouts.
+fn laid_out(
+    func: &Function,
+    opts: &CodegenOptions,
+) -> Result<
+    (
+        Function,
+        tawa_ir::axis_info::AxisInfoMap,
+        crate::layout_assign::LayoutMap,
+    ),
+    CodegenError,
+> {
     let mut func = func.clone();
     tawa_ir::combine::combine(&mut func);
     if let Err(errors) = tawa_ir::verify_function(&func) {
@@ -260,10 +275,15 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
             notes: errors.iter().skip(1).map(|e| e.to_string()).collect(),
         });
     }
-    let func = &func;
-    let axis = tawa_ir::axis_info::analyze(func);
+    let axis = tawa_ir::axis_info::analyze(&func);
     let layouts =
-        crate::layout_assign::assign_layouts_with(func, opts.coalesce_loads.then_some(&axis))?;
+        crate::layout_assign::assign_layouts_with(&func, opts.coalesce_loads.then_some(&axis))?;
+    Ok((func, axis, layouts))
+}
+
+fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emitted, CodegenError> {
+    let (func, axis, layouts) = laid_out(func, opts)?;
+    let func = &func;
     check_tile_registers(func, &layouts)?;
     let source = opts
         .source_path
@@ -277,6 +297,42 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
         opts.mn_major_operands,
         opts.tma_store,
     )
+}
+
+/// `--explain` lines about the layouts: how each `reshape`, `split` and
+/// `join` moves its tile's elements (a register rename, or shared memory
+/// and why not a rename), at its source position. Empty when the kernel
+/// has none, or when the backend cannot lay it out (generating it says
+/// why).
+pub fn layout_notes(func: &Function, opts: &CodegenOptions) -> Vec<(Loc, String)> {
+    let Ok((func, _, layouts)) = laid_out(func, opts) else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        let what = tawa_ir::printer::op_name(&data.kind);
+        let home = |v| layouts.home(v);
+        let note = match layouts.regroup(op) {
+            Some(Regroup::Rename { .. }) => {
+                let layout = home(data.results[0]).map_or(String::new(), |l| format!(" ({l})"));
+                format!("{what}: {RENAME}{layout}")
+            }
+            Some(Regroup::Shared(why)) => {
+                format!("{what}: through shared memory, not a register rename: {why}")
+            }
+            // A permute between them (of a reshaped tile) is always one;
+            // other transposes are the operand buffers' business.
+            None if matches!(data.kind, tawa_ir::OpKind::Trans { .. })
+                && matches!(home(data.operands[0]), Some(Layout::Linear(_))) =>
+            {
+                format!("{what}: {RENAME}")
+            }
+            None => return,
+        };
+        notes.push((data.loc, note));
+    });
+    notes
 }
 
 /// The CUDA symbol of a kernel named `name` in Python. Any Python

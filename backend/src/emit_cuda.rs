@@ -55,7 +55,7 @@ pub mod tma_store_lower;
 use crate::axis_info::{vector_width, AxisInfoMap};
 use crate::codegen::CodegenError;
 use crate::layout::{Layout, Mma, MmaVersion, ThreadId, WARP_SIZE};
-use crate::layout_assign::{access_bytes, LayoutMap};
+use crate::layout_assign::{access_bytes, LayoutMap, Regroup, RENAME};
 
 /// The generated kernel text and its dynamic shared memory.
 pub struct Emitted {
@@ -1989,14 +1989,15 @@ impl<'f> Emitter<'f> {
     /// Stores happen in the stored value's layout (data never moves for a
     /// store; the addresses are recomputed instead).
     /// The layout a tile is stored through pointer tile `ptr` in: its own,
-    /// except that an MMA accumulator tile goes through the coalesced
+    /// except that an MMA accumulator tile (or registers renamed from one,
+    /// [`Layout::Linear`]) goes through the coalesced
     /// layout of the pointers (converted in shared memory, rows padded):
     /// the accumulator layout would write a few bytes per thread per row,
     /// half of each 32-byte sector wasted, where a blocked layout writes
     /// whole 16-byte vectors side by side.
     fn pointer_store_layout(&self, ptr: Value, val: Value) -> Layout {
         let home = self.store_layout(val);
-        if !matches!(home, Layout::Mma(_)) || !self.ty(val).is_tensor() {
+        if !matches!(home, Layout::Mma(_) | Layout::Linear(_)) || !self.ty(val).is_tensor() {
             return home;
         }
         let anchor = crate::layout_assign::pointer_anchor(
@@ -2509,7 +2510,8 @@ impl<'f> Emitter<'f> {
     /// copied register for register. An MMA layout has no permuted form:
     /// the transpose is then taken in the default blocked layout and
     /// converted.
-    /// `reshape`, `join` and `split`, through shared memory. A reshape
+    /// `reshape`, `join` and `split` that are not register renames
+    /// ([`Regroup`], [`Emitter::regroup_rename`]), through shared memory. A reshape
     /// keeps every element's row-major position, and `join` / `split` are
     /// a reshape that adds / removes an innermost dimension of 2 (element
     /// `k` of it at position `2 * i + k`): the operands are written at
@@ -2518,6 +2520,11 @@ impl<'f> Emitter<'f> {
     fn regroup(&mut self, op: Op) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];
+        let why_shared = match self.layouts.regroup(op) {
+            Some(Regroup::Rename { below }) => return self.regroup_rename(op, *below),
+            Some(Regroup::Shared(why)) => format!(": not a register rename: {why}"),
+            None => String::new(),
+        };
         // (value, positions per element, offset): element i of the value
         // sits at `i * per + offset`.
         let (writes, reads): (Vec<(Value, u32, u32)>, Vec<(Value, u32, u32)>) = match data.kind {
@@ -2546,7 +2553,7 @@ impl<'f> Emitter<'f> {
             self.ty(data.results[0]).shape().iter().product::<u32>() * reads.len() as u32;
         self.smem(numel * access_bytes_c(self.elem(data.results[0])) as u32);
         self.line(format!(
-            "// {} through shared memory",
+            "// {} through shared memory{why_shared}",
             tawa_ir::printer::op_name(&data.kind)
         ));
         self.barrier();
@@ -2571,6 +2578,72 @@ impl<'f> Emitter<'f> {
                 "{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = (({c}*)tw_smem)[({lin}) * {per} + {off}];"
             ));
             self.vals.insert(r, CVal::Tile(name));
+        }
+        Ok(())
+    }
+
+    /// `reshape`, `join` and `split` as register renames
+    /// ([`Regroup::Rename`]): each result register is an operand register
+    /// (the same one for `reshape`; for `split` and `join`, the one
+    /// [`crate::layout::halves_register`] names), copied by register
+    /// index, which the CUDA compiler turns into no instruction at all.
+    fn regroup_rename(&mut self, op: Op, below: u32) -> Res<()> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let c = elem_cty(self.elem(data.results[0]));
+        let what = tawa_ir::printer::op_name(&data.kind);
+        let layout = |e: &Self, v: Value| {
+            e.layouts
+                .home(v)
+                .cloned()
+                .ok_or_else(|| unsupported(data.loc, "internal: renamed tile without a layout"))
+        };
+        self.line(format!("// {what}: {RENAME}"));
+        let halves = |h: u32| {
+            format!(
+                "(r % {below}) + {h} * {below} + (r / {below}) * {}",
+                2 * below
+            )
+        };
+        match data.kind {
+            OpKind::Reshape => {
+                let (v, r) = (data.operands[0], data.results[0]);
+                let src = self.tile(v, &layout(self, v)?)?;
+                let name = self.name_for(r);
+                let regs = self.regs(r, &layout(self, r)?);
+                self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {src}[r];"));
+                self.vals.insert(r, CVal::Tile(name));
+            }
+            OpKind::Split => {
+                let v = data.operands[0];
+                let src = self.tile(v, &layout(self, v)?)?;
+                for (h, &r) in data.results.iter().enumerate() {
+                    let name = self.name_for(r);
+                    let regs = self.regs(r, &layout(self, r)?);
+                    let at = halves(h as u32);
+                    self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {src}[{at}];"));
+                    self.vals.insert(r, CVal::Tile(name));
+                }
+            }
+            OpKind::Join => {
+                // Both operands in the first one's home, the layout the
+                // rename was decided for.
+                let home = layout(self, data.operands[0])?;
+                let r = data.results[0];
+                let name = self.name_for(r);
+                let regs = self.regs(r, &layout(self, r)?);
+                self.line(format!("{c} {name}[{regs}];"));
+                for (h, &v) in data.operands.iter().enumerate() {
+                    let src = self.tile(v, &home)?;
+                    let at = halves(h as u32);
+                    self.line(format!(
+                        "#pragma unroll\nfor (int r = 0; r < {}; ++r) {name}[{at}] = {src}[r];",
+                        regs / 2
+                    ));
+                }
+                self.vals.insert(r, CVal::Tile(name));
+            }
+            _ => unreachable!("only reshape, split and join regroup"),
         }
         Ok(())
     }

@@ -99,12 +99,15 @@ pub struct Blocked {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
     Blocked(Blocked),
-    /// `parent` has rank `rank + 1`; dimension `dim` of it is collapsed.
     Mma(Mma),
+    /// `parent` has rank `rank + 1`; dimension `dim` of it is collapsed.
     Slice {
         dim: u32,
         parent: Box<Layout>,
     },
+    /// Spelled out for one shape: what a register rename of another
+    /// layout leaves (see [`Linear`]).
+    Linear(Linear),
 }
 
 impl Blocked {
@@ -353,7 +356,7 @@ impl Mma {
 /// One mixed-radix digit of a register index: `size` values, each step
 /// moving the coordinate along `dim` by `stride` elements. A layout's
 /// register index is its digits, least significant first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Digit {
     pub size: u32,
     pub dim: u32,
@@ -377,6 +380,7 @@ impl Layout {
             Layout::Blocked(b) => b.rank(),
             Layout::Mma(_) => 2,
             Layout::Slice { parent, .. } => parent.rank() - 1,
+            Layout::Linear(l) => l.shape.len(),
         }
     }
 
@@ -395,6 +399,7 @@ impl Layout {
         match self {
             Layout::Blocked(b) => b.digits(shape),
             Layout::Mma(m) => m.digits(shape),
+            Layout::Linear(l) => l.digits.clone(),
             Layout::Slice { dim, parent } => parent
                 .digits(&Self::parent_shape(shape, *dim))
                 .into_iter()
@@ -511,6 +516,7 @@ impl Layout {
         match self {
             Layout::Blocked(b) => b.thread_terms(),
             Layout::Mma(m) => m.thread_terms(),
+            Layout::Linear(l) => l.terms.clone(),
             Layout::Slice { dim, parent } => {
                 let mut t = parent.thread_terms();
                 t.remove(*dim as usize);
@@ -523,7 +529,7 @@ impl Layout {
     /// differ only in these hold the same elements.
     pub fn collapsed_terms(&self) -> Vec<Term> {
         match self {
-            Layout::Blocked(_) | Layout::Mma(_) => Vec::new(),
+            Layout::Blocked(_) | Layout::Mma(_) | Layout::Linear(_) => Vec::new(),
             Layout::Slice { dim, parent } => {
                 let mut t = parent.collapsed_terms();
                 t.extend(parent.thread_terms()[*dim as usize].iter().copied());
@@ -549,6 +555,7 @@ impl Layout {
             Layout::Blocked(b) => b.warps_per_cta.iter().product(),
             Layout::Mma(m) => m.warps_per_cta[0] * m.warps_per_cta[1],
             Layout::Slice { parent, .. } => parent.num_warps(),
+            Layout::Linear(l) => l.num_warps,
         }
     }
 
@@ -585,6 +592,7 @@ impl Layout {
                 }))
             }
             Layout::Mma(_) => None,
+            Layout::Linear(l) => Some(Layout::Linear(l.permuted(perm))),
             Layout::Slice { dim, parent } => {
                 // The collapsed dimension stays where it is in the parent;
                 // the others move as the slice's do.
@@ -603,6 +611,398 @@ impl Layout {
         let regs = self.regs_per_thread(shape);
         let numel: u32 = shape.iter().product();
         regs * self.num_warps() * WARP_SIZE == numel && self.collapsed_terms().is_empty()
+    }
+}
+
+/// A layout spelled out for one tile shape: its register digits and its
+/// threads' terms, the two things every layout answers
+/// ([`Layout::digits`], [`Layout::thread_terms`]). It is what a reshape,
+/// permute, split or join leaves when every element stays in the thread
+/// and register that held it: the 128x256 accumulator reshaped to
+/// `[128, 2, 128]` (tutorial 09's epilogue subtiling) is no MMA layout,
+/// but it is the same registers named by other coordinates.
+///
+/// Built only from a layout whose fields (digits and terms) are powers of
+/// two that stay inside the tile, with one holder per element, so that
+/// the fields of a dimension are disjoint bit fields and a coordinate is
+/// their plain sum.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Linear {
+    pub shape: Vec<u32>,
+    /// Register digits, least significant first, none of size 1.
+    pub digits: Vec<Digit>,
+    /// Per dimension, the terms of a thread's base coordinate.
+    pub terms: Vec<Vec<Term>>,
+    pub num_warps: u32,
+}
+
+/// One bit field of a coordinate, before it is a digit or a term: `size`
+/// values along `dim`, `stride` apart.
+#[derive(Clone, Copy)]
+struct Field {
+    dim: u32,
+    stride: u32,
+    size: u32,
+}
+
+/// Row-major element strides of `shape`.
+fn row_major_strides(shape: &[u32]) -> Vec<u64> {
+    let mut out = vec![1u64; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        out[d] = out[d + 1] * shape[d + 1] as u64;
+    }
+    out
+}
+
+impl Linear {
+    /// `layout` at `shape` spelled out, or why a rename cannot start from
+    /// it.
+    pub fn of(layout: &Layout, shape: &[u32]) -> Result<Linear, String> {
+        if !shape.iter().all(|s| s.is_power_of_two()) {
+            return Err("a dimension of the tile is not a power of two".into());
+        }
+        if !layout.is_unique(shape) {
+            return Err(format!(
+                "its layout {layout} holds some elements in several threads or registers"
+            ));
+        }
+        let digits: Vec<Digit> = layout
+            .digits(shape)
+            .into_iter()
+            .filter(|g| g.size > 1)
+            .collect();
+        let terms: Vec<Vec<Term>> = layout
+            .thread_terms()
+            .into_iter()
+            .map(|ts| ts.into_iter().filter(|t| t.modulo > 1).collect())
+            .collect();
+        // Inside the tile: no field wraps onto another's elements.
+        for (d, &extent) in shape.iter().enumerate() {
+            let reach: u64 = digits
+                .iter()
+                .filter(|g| g.dim as usize == d)
+                .map(|g| (g.size as u64 - 1) * g.stride as u64)
+                .chain(
+                    terms[d]
+                        .iter()
+                        .map(|t| (t.modulo as u64 - 1) * t.scale as u64),
+                )
+                .sum();
+            if reach >= extent as u64 {
+                return Err(format!("its layout {layout} wraps around the tile"));
+            }
+        }
+        let powers = digits
+            .iter()
+            .all(|g| g.size.is_power_of_two() && g.stride.is_power_of_two())
+            && terms.iter().flatten().all(|t| {
+                t.modulo.is_power_of_two() && t.scale.is_power_of_two() && t.div.is_power_of_two()
+            });
+        if !powers {
+            return Err(format!(
+                "its layout {layout} has fields that are not powers of two"
+            ));
+        }
+        Ok(Linear {
+            shape: shape.to_vec(),
+            digits,
+            terms,
+            num_warps: layout.num_warps(),
+        })
+    }
+
+    /// The fields of the tile `to` that field `f` of `self`'s tile covers
+    /// once both are read in row-major order, low part first; `None` when
+    /// it does not cut into whole fields.
+    fn reshape_field(&self, f: Field, to: &[u32]) -> Option<Vec<Field>> {
+        let from_strides = row_major_strides(&self.shape);
+        let to_strides = row_major_strides(to);
+        let mut at = f.stride as u64 * from_strides[f.dim as usize];
+        let mut left = f.size as u64;
+        let mut out = Vec::new();
+        while left > 1 {
+            let e = (0..to.len())
+                .find(|&e| at.is_multiple_of(to_strides[e]) && at / to_strides[e] < to[e] as u64)?;
+            let stride = at / to_strides[e];
+            let room = to[e] as u64 / stride;
+            let take = room.min(left);
+            if !left.is_multiple_of(take) {
+                return None;
+            }
+            out.push(Field {
+                dim: e as u32,
+                stride: stride as u32,
+                size: take as u32,
+            });
+            left /= take;
+            at *= take;
+        }
+        Some(out)
+    }
+
+    /// The same registers read as a tile of shape `to` (same number of
+    /// elements, row-major order kept): `reshape`.
+    pub fn reshaped(&self, to: &[u32]) -> Option<Linear> {
+        let mut digits = Vec::new();
+        for g in &self.digits {
+            let f = Field {
+                dim: g.dim,
+                stride: g.stride,
+                size: g.size,
+            };
+            // Splitting a digit in two keeps the register numbering: its
+            // value is the low part plus the high part times the low size.
+            digits.extend(self.reshape_field(f, to)?.into_iter().map(|p| Digit {
+                size: p.size,
+                dim: p.dim,
+                stride: p.stride,
+            }));
+        }
+        let mut terms = vec![Vec::new(); to.len()];
+        for (d, ts) in self.terms.iter().enumerate() {
+            for t in ts {
+                let f = Field {
+                    dim: d as u32,
+                    stride: t.scale,
+                    size: t.modulo,
+                };
+                let mut div = t.div;
+                for p in self.reshape_field(f, to)? {
+                    terms[p.dim as usize].push(Term {
+                        id: t.id,
+                        div,
+                        modulo: p.size,
+                        scale: p.stride,
+                    });
+                    div *= p.size;
+                }
+            }
+        }
+        Some(Linear {
+            shape: to.to_vec(),
+            digits,
+            terms,
+            num_warps: self.num_warps,
+        })
+    }
+
+    /// Result dimension `i` is dimension `perm[i]` of `self`: `trans`.
+    pub fn permuted(&self, perm: &[u32]) -> Linear {
+        let mut result_dim = vec![0; perm.len()];
+        for (i, &p) in perm.iter().enumerate() {
+            result_dim[p as usize] = i as u32;
+        }
+        Linear {
+            shape: perm.iter().map(|&p| self.shape[p as usize]).collect(),
+            digits: self
+                .digits
+                .iter()
+                .map(|g| Digit {
+                    dim: result_dim[g.dim as usize],
+                    ..*g
+                })
+                .collect(),
+            terms: perm
+                .iter()
+                .map(|&p| self.terms[p as usize].clone())
+                .collect(),
+            num_warps: self.num_warps,
+        }
+    }
+
+    /// The halves of a last dimension of 2 held by one register digit of
+    /// every thread: `split`. Returns the layout of each half and the
+    /// number of registers below that digit ([`halves_register`]).
+    pub fn split(&self) -> Result<(Linear, u32), String> {
+        let last = self
+            .shape
+            .len()
+            .checked_sub(1)
+            .ok_or("a scalar has no halves")?;
+        if self.shape[last] != 2 {
+            return Err("the last dimension is not 2".into());
+        }
+        if !self.terms[last].is_empty() {
+            return Err("the two halves of an element pair are in different threads".into());
+        }
+        let pos = self
+            .digits
+            .iter()
+            .position(|g| g.dim as usize == last)
+            .ok_or("no register holds the halves")?;
+        let below: u32 = self.digits[..pos].iter().map(|g| g.size).product();
+        let mut digits = self.digits.clone();
+        digits.remove(pos);
+        let mut terms = self.terms.clone();
+        terms.pop();
+        Ok((
+            Linear {
+                shape: self.shape[..last].to_vec(),
+                digits,
+                terms,
+                num_warps: self.num_warps,
+            },
+            below,
+        ))
+    }
+
+    /// Two tiles in this layout side by side along a new last dimension of
+    /// 2, the second's registers after the first's: `join`. The number of
+    /// registers below the new digit is the operands' register count.
+    pub fn joined(&self) -> (Linear, u32) {
+        let below: u32 = self.digits.iter().map(|g| g.size).product();
+        let mut shape = self.shape.clone();
+        shape.push(2);
+        let mut digits = self.digits.clone();
+        digits.push(Digit {
+            size: 2,
+            dim: self.shape.len() as u32,
+            stride: 1,
+        });
+        let mut terms = self.terms.clone();
+        terms.push(Vec::new());
+        (
+            Linear {
+                shape,
+                digits,
+                terms,
+                num_warps: self.num_warps,
+            },
+            below,
+        )
+    }
+
+    /// The named layout with the same placement, when there is one (an MMA
+    /// accumulator of another N: the halves of a split accumulator), so
+    /// that the code written for it applies (the coalesced store of an
+    /// accumulator, its use as a dot's accumulator); else `self`.
+    pub fn canonical(self) -> Layout {
+        let shape = self.shape.clone();
+        let linear = Layout::Linear(self);
+        if shape.len() != 2 {
+            return linear;
+        }
+        // Largest first, as `choose_mma` picks them: with one warp along
+        // N, every instruction width places the elements alike, and the
+        // widest is what a dot of this shape would use.
+        let warps = linear.num_warps();
+        if !warps.is_power_of_two() {
+            return linear;
+        }
+        for wm in (0..=warps.ilog2()).rev().map(|b| 1 << b) {
+            let wn = warps / wm;
+            for instr_n in (3..=8).rev().map(|b| 1u32 << b) {
+                if instr_n > shape[1] {
+                    continue;
+                }
+                let mma = Layout::Mma(Mma {
+                    version: if wm % 4 == 0 {
+                        MmaVersion::V3
+                    } else {
+                        MmaVersion::V2
+                    },
+                    warps_per_cta: [wm, wn],
+                    instr_n,
+                });
+                if mma.is_unique(&shape) && mma.same_placement(&linear, &shape) {
+                    return mma;
+                }
+            }
+        }
+        linear
+    }
+}
+
+/// The register of the tile a `split` halves (or a `join` makes) that holds
+/// register `reg` of half `half`, when `below` registers lie under the
+/// halves' digit ([`Linear::split`], [`Linear::joined`]).
+pub fn halves_register(below: u32, half: u32, reg: u32) -> u32 {
+    reg % below + half * below + (reg / below) * 2 * below
+}
+
+/// Whether `kept(lane, warp, reg)` holds for every register of every
+/// thread: the brute-force check that a rename moves no element.
+fn every_register(num_warps: u32, regs: u32, kept: impl Fn(u32, u32, u32) -> bool) -> bool {
+    (0..num_warps).all(|warp| (0..WARP_SIZE).all(|lane| (0..regs).all(|r| kept(lane, warp, r))))
+}
+
+impl Layout {
+    /// The layout of `reshape(x)` from `from` to `to` when `x` lives in
+    /// `self` and the reshape can be a register rename: register `r` of
+    /// every thread keeps its element, now at its coordinates in the new
+    /// shape (row-major position kept). Checked element by element
+    /// against [`Layout::coords`]; `Err` says why the reshape goes through
+    /// shared memory instead.
+    pub fn reshape_rename(&self, from: &[u32], to: &[u32]) -> Result<Layout, String> {
+        let lin = Linear::of(self, from)?;
+        let out = lin
+            .reshaped(to)
+            .ok_or("its registers do not cut into the new shape's dimensions")?
+            .canonical();
+        let (fs, ts) = (row_major_strides(from), row_major_strides(to));
+        let at = |c: Vec<u32>, s: &[u64]| c.iter().zip(s).map(|(&x, &k)| x as u64 * k).sum::<u64>();
+        let regs = self.regs_per_thread(from);
+        let kept = out.regs_per_thread(to) == regs
+            && every_register(self.num_warps(), regs, |lane, warp, r| {
+                at(self.coords(from, lane, warp, r), &fs) == at(out.coords(to, lane, warp, r), &ts)
+            });
+        if !kept {
+            return Err(format!(
+                "internal: {out} does not keep the elements of {self}"
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The layout of each half of `split(x)` (`x` of `shape` in `self`,
+    /// last dimension 2) when the split is a register rename, and the
+    /// registers below the halves' digit ([`halves_register`]); checked
+    /// element by element. `Err` says why it goes through shared memory.
+    pub fn split_rename(&self, shape: &[u32]) -> Result<(Layout, u32), String> {
+        let (half, below) = Linear::of(self, shape)?.split()?;
+        let half = half.canonical();
+        let hshape = &shape[..shape.len() - 1];
+        let regs = half.regs_per_thread(hshape);
+        let kept = regs * 2 == self.regs_per_thread(shape)
+            && (0..2).all(|h| {
+                every_register(self.num_warps(), regs, |lane, warp, r| {
+                    let mut c = half.coords(hshape, lane, warp, r);
+                    c.push(h);
+                    c == self.coords(shape, lane, warp, halves_register(below, h, r))
+                })
+            });
+        if !kept {
+            return Err(format!(
+                "internal: {half} does not keep the elements of {self}"
+            ));
+        }
+        Ok((half, below))
+    }
+
+    /// The layout of `join(a, b)` when `a` and `b` (of `shape`) both live in
+    /// `self`: `b`'s registers after `a`'s, along a new last dimension of
+    /// 2, and the registers below that digit (each operand's count);
+    /// checked element by element.
+    pub fn join_rename(&self, shape: &[u32]) -> Result<(Layout, u32), String> {
+        let (joined, below) = Linear::of(self, shape)?.joined();
+        let joined = joined.canonical();
+        let mut jshape = shape.to_vec();
+        jshape.push(2);
+        let regs = self.regs_per_thread(shape);
+        let kept = joined.regs_per_thread(&jshape) == 2 * regs
+            && (0..2).all(|h| {
+                every_register(self.num_warps(), regs, |lane, warp, r| {
+                    let mut c = self.coords(shape, lane, warp, r);
+                    c.push(h);
+                    c == joined.coords(&jshape, lane, warp, halves_register(below, h, r))
+                })
+            });
+        if !kept {
+            return Err(format!(
+                "internal: {joined} does not keep the elements of {self}"
+            ));
+        }
+        Ok((joined, below))
     }
 }
 
@@ -634,6 +1034,34 @@ impl fmt::Display for Layout {
                 m.instr_n
             ),
             Layout::Slice { dim, parent } => write!(f, "#slice<dim = {dim}, parent = {parent}>"),
+            Layout::Linear(l) => {
+                let regs: Vec<String> = l
+                    .digits
+                    .iter()
+                    .map(|g| format!("d{}:{}x{}", g.dim, g.size, g.stride))
+                    .collect();
+                let threads: Vec<String> = l
+                    .terms
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(d, ts)| {
+                        ts.iter().map(move |t| {
+                            let id = match t.id {
+                                ThreadId::Lane => "lane",
+                                ThreadId::Warp => "warp",
+                            };
+                            format!("d{d}:{id}/{}%{}x{}", t.div, t.modulo, t.scale)
+                        })
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "#linear<shape = {}, regs = [{}], threads = [{}]>",
+                    list(&l.shape),
+                    regs.join(", "),
+                    threads.join(", ")
+                )
+            }
         }
     }
 }
@@ -928,5 +1356,91 @@ mod tests {
                 assert!(!sliced.is_unique(&s));
             }
         }
+    }
+
+    fn accumulator(warps: [u32; 2], instr_n: u32) -> Layout {
+        Layout::Mma(Mma {
+            version: MmaVersion::V3,
+            warps_per_cta: warps,
+            instr_n,
+        })
+    }
+
+    /// Tutorial 09's EPILOGUE_SUBTILE: the 128x256 accumulator of two
+    /// warpgroups, `reshape` to [128, 2, 128], `permute` (0, 2, 1),
+    /// `split`. Every step is a rename, and each half is the accumulator
+    /// of a 128x128 dot holding, in each register, the element of its
+    /// column half that the whole accumulator held there.
+    #[test]
+    fn the_subtiled_epilogue_splits_the_accumulator_in_registers() {
+        let acc = accumulator([8, 1], 256);
+        let shape = [128, 256];
+        let r3 = acc
+            .reshape_rename(&shape, &[128, 2, 128])
+            .expect("reshape renames");
+        let p = r3
+            .permuted(&[0, 2, 1])
+            .expect("a spelled-out layout permutes");
+        check_cover(&p, &[128, 128, 2], 8);
+        let (half, below) = p.split_rename(&[128, 128, 2]).expect("split renames");
+        assert_eq!(
+            half,
+            accumulator([8, 1], 128),
+            "each half is a 128x128 accumulator"
+        );
+        assert_eq!(below, 64);
+        for warp in 0..8 {
+            for lane in 0..WARP_SIZE {
+                for r in 0..64 {
+                    for h in 0..2 {
+                        let [m, n] = half.coords(&[128, 128], lane, warp, r)[..] else {
+                            unreachable!()
+                        };
+                        // acc0 = acc[:, :128], acc1 = acc[:, 128:].
+                        assert_eq!(
+                            acc.coords(&shape, lane, warp, halves_register(below, h, r)),
+                            vec![m, n + 128 * h],
+                            "lane {lane} warp {warp} reg {r} half {h}"
+                        );
+                    }
+                }
+            }
+        }
+        // And back (tutorial 06's subtiled rescale): join, permute, reshape.
+        let (joined, jbelow) = half.join_rename(&[128, 128]).expect("join renames");
+        assert_eq!(jbelow, 64);
+        let back = joined.permuted(&[0, 2, 1]).unwrap();
+        assert_eq!(back.reshape_rename(&[128, 2, 128], &shape), Ok(acc.clone()));
+        // One warpgroup, 4 warps: the same.
+        let small = accumulator([4, 1], 64);
+        let r3 = small.reshape_rename(&[64, 64], &[64, 2, 32]).unwrap();
+        let (half, _) = r3
+            .permuted(&[0, 2, 1])
+            .unwrap()
+            .split_rename(&[64, 32, 2])
+            .unwrap();
+        assert_eq!(half, accumulator([4, 1], 32));
+    }
+
+    /// Where an element would change threads, the rename is refused (and
+    /// the backend goes through shared memory).
+    #[test]
+    fn renames_that_would_move_elements_across_threads_are_refused() {
+        let acc = accumulator([8, 1], 256);
+        // The two warpgroups' row halves moved last: each half of the split
+        // is in the other warpgroup's registers.
+        let rows = acc.reshape_rename(&[128, 256], &[2, 64, 256]).unwrap();
+        let last = rows.permuted(&[1, 2, 0]).unwrap();
+        let why = last.split_rename(&[64, 256, 2]).unwrap_err();
+        assert!(why.contains("different threads"), "{why}");
+        // A pair spread over two lanes.
+        let lanes = Layout::Blocked(Blocked::default_for(&[64, 2], 4, 4));
+        assert!(lanes.split_rename(&[64, 2]).is_err());
+        // Replicated elements (a row vector of the accumulator).
+        let rowvec = Layout::slice(1, acc.clone());
+        let why = rowvec.reshape_rename(&[128], &[2, 64]).unwrap_err();
+        assert!(why.contains("several threads"), "{why}");
+        // The transposed accumulator stays converted (no permuted MMA).
+        assert_eq!(acc.permuted(&[1, 0]), None);
     }
 }

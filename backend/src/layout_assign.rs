@@ -28,7 +28,10 @@
 //!   `Slice(d, P)` gives back `P`; `trans` permutes its operand's layout
 //!   ([`Layout::permuted`]), so a transpose moves no data (a transposed
 //!   MMA accumulator, which has no permuted form, takes the default
-//!   layout and is converted).
+//!   layout and is converted); `reshape`, `split` and `join` take the
+//!   layout that keeps every element in the register that held it when
+//!   there is one ([`Regroup`]), the default layout otherwise (through
+//!   shared memory).
 //! - **Loops.** Loop-carried values take the layout of their initial value,
 //!   then, if the body yields a heavy value in another layout, the carried
 //!   value switches to that layout and the body is assigned again (the
@@ -41,6 +44,8 @@
 //!   happen in `emit_cuda`, which records which; this pass only decides the
 //!   homes and which values are light.
 
+use std::collections::HashMap;
+
 use tawa_ir::{
     Block, Elem, Function, InputPrecision, OpKind, ScalarType, SecondaryMap, Type, Value, ValueDef,
 };
@@ -49,11 +54,28 @@ use crate::axis_info::AxisInfoMap;
 use crate::codegen::CodegenError;
 use crate::layout::{Blocked, Layout, Mma, MmaVersion};
 
+/// What [`Regroup::Rename`] is, in `--explain` and the generated CUDA.
+pub const RENAME: &str = "a register rename, every element stays in its thread and register";
+
+/// How a `reshape`, `split` or `join` moves its tile's elements.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Regroup {
+    /// Not at all: its results' homes keep every element in the thread and
+    /// register that held it ([`Layout::reshape_rename`],
+    /// [`Layout::split_rename`], [`Layout::join_rename`]). `below`: for
+    /// `split` and `join`, the registers under the digit of the halves
+    /// ([`crate::layout::halves_register`]).
+    Rename { below: u32 },
+    /// Through shared memory, for this reason.
+    Shared(String),
+}
+
 /// The result of the pass.
 pub struct LayoutMap {
     home: SecondaryMap<Value, Option<Layout>>,
     heavy: SecondaryMap<Value, bool>,
     num_warps: u32,
+    regroups: HashMap<tawa_ir::Op, Regroup>,
 }
 
 impl LayoutMap {
@@ -70,6 +92,11 @@ impl LayoutMap {
 
     pub fn num_warps(&self) -> u32 {
         self.num_warps
+    }
+
+    /// How `reshape`, `split` or `join` op `op` moves its elements.
+    pub fn regroup(&self, op: tawa_ir::Op) -> Option<&Regroup> {
+        self.regroups.get(&op)
     }
 }
 
@@ -320,6 +347,7 @@ pub fn assign_layouts_with(
             home: SecondaryMap::new(),
             heavy: SecondaryMap::new(),
             num_warps: func.attrs.num_warps,
+            regroups: HashMap::new(),
         },
         want: backward_preferences(func, func.attrs.num_warps, coalesce_by),
         coalesce_by,
@@ -530,14 +558,36 @@ impl Assigner<'_> {
                     .or_else(|| self.default_for(r));
                 self.set(r, layout, heavy_in);
             }
-            OpKind::Reshape | OpKind::Join => {
-                let r = res.unwrap();
-                self.set(r, self.default_for(r), true);
-            }
-            OpKind::Split => {
-                for &r in &data.results {
-                    self.set(r, self.default_for(r), true);
-                }
+            // A register rename where the operand's layout allows one
+            // (tutorial 09's subtiled epilogue: the accumulator reshaped,
+            // permuted and split into halves that are accumulators of half
+            // the width), else the default layout, through shared memory.
+            OpKind::Reshape | OpKind::Join | OpKind::Split => {
+                let operand = ops[0];
+                let shape = f.ty(operand).shape();
+                let renamed = match (&self.map.home[operand], &data.kind) {
+                    (None, _) => Err("the operand has no layout".to_string()),
+                    (Some(l), OpKind::Reshape) => l
+                        .reshape_rename(shape, f.ty(data.results[0]).shape())
+                        .map(|l| (l, 0)),
+                    (Some(l), OpKind::Split) => l.split_rename(shape),
+                    (Some(l), _) => l.join_rename(shape),
+                };
+                let decision = match renamed {
+                    Ok((layout, below)) => {
+                        for &r in &data.results {
+                            self.set(r, Some(layout.clone()), true);
+                        }
+                        Regroup::Rename { below }
+                    }
+                    Err(why) => {
+                        for &r in &data.results {
+                            self.set(r, self.default_for(r), true);
+                        }
+                        Regroup::Shared(why)
+                    }
+                };
+                self.map.regroups.insert(op, decision);
             }
             OpKind::MakeBlockPtr { .. } | OpKind::Advance | OpKind::MakeTensorDesc => {}
             OpKind::For(_) => self.for_loop(op),

@@ -34,8 +34,8 @@ pub mod toolchain;
 pub use tawa_ir::axis_info;
 
 pub use codegen::{
-    cuda_symbol, generate_cuda, shared_memory_bytes, CodegenError, CodegenOptions, HostExpr,
-    KernelParam, KernelSource, ParamType, TensorMapParam, MAX_DYN_SMEM_BYTES,
+    cuda_symbol, generate_cuda, layout_notes, shared_memory_bytes, CodegenError, CodegenOptions,
+    HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam, MAX_DYN_SMEM_BYTES,
 };
 pub use emit_cuda::tma_store_lower::{
     store_decision as tma_store_decision, store_shape as tma_store_shape, TmaStoreShape,

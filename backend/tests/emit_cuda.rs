@@ -236,3 +236,81 @@ def locked_add(X, Acc, Lock, N, BLOCK: tl.constexpr):
     );
     assert!(!unlock.contains("); __threadfence();"), "{unlock}");
 }
+
+#[test]
+fn the_subtiled_epilogue_splits_the_accumulator_without_shared_memory() {
+    let text = cuda("matmul_subtiled_epilogue", "square_4096");
+    for what in ["reshape", "split"] {
+        assert!(
+            text.contains(&format!("// {what}: a register rename")),
+            "{what} is not renamed:\n{text}"
+        );
+        assert!(!text.contains(&format!("// {what} through shared memory")));
+    }
+    // Each half is stored through the coalesced layout of its pointers,
+    // one conversion each, as a whole accumulator would be.
+    assert_eq!(text.matches("through shared memory").count(), 2, "{text}");
+}
+
+/// Tutorial 06's subtiled rescale, which its Blackwell path writes: the
+/// accumulator split into halves, each scaled, joined back. Every step is
+/// a register rename, and the rebuilt tile is the dot's accumulator again,
+/// so the store converts it once, as it would the accumulator itself.
+#[test]
+fn split_halves_join_back_into_the_accumulator_without_shared_memory() {
+    let source = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def rescale_halves(a_ptr, b_ptr, s_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rows = tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    ks = tl.arange(0, BK)
+    a = tl.load(a_ptr + rows[:, None] * BK + ks[None, :])
+    b = tl.load(b_ptr + ks[:, None] * BN + cols[None, :])
+    acc = tl.dot(a, b)
+    acc0, acc1 = acc.reshape([BM, 2, BN // 2]).permute(0, 2, 1).split()
+    alpha = tl.load(s_ptr + rows)
+    acc0 = acc0 * alpha[:, None]
+    acc1 = acc1 * 2.0
+    acc = tl.join(acc0, acc1).permute(0, 2, 1).reshape([BM, BN])
+    tl.store(c_ptr + rows[:, None] * BN + cols[None, :], acc.to(tl.float16))
+"#;
+    let opts = tawa_frontend::CompileOptions {
+        signature: Some("*fp16:16, *fp16:16, *fp32:16, *fp16:16, 128, 128, 64".into()),
+        num_warps: Some(8),
+        ..Default::default()
+    };
+    let module = tawa_frontend::compile("rescale_halves.py", source, &opts)
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let func = &module.functions[0];
+    let layouts = tawa_backend::layout_assign::assign_layouts(func).unwrap();
+    let mut dot_home = None;
+    let mut last_reshape_home = None;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        match data.kind {
+            tawa_ir::OpKind::Dot { .. } => dot_home = layouts.home(data.results[0]).cloned(),
+            tawa_ir::OpKind::Reshape => last_reshape_home = layouts.home(data.results[0]).cloned(),
+            _ => {}
+        }
+    });
+    assert!(dot_home.is_some());
+    assert_eq!(
+        last_reshape_home, dot_home,
+        "rebuilt in the accumulator's own layout"
+    );
+    let text = generate_cuda(func, &CodegenOptions::default())
+        .unwrap()
+        .cuda;
+    for what in ["reshape", "split", "join"] {
+        assert!(
+            text.contains(&format!("// {what}: a register rename")),
+            "{what} is not renamed:\n{text}"
+        );
+    }
+    assert_eq!(text.matches("// reshape: a register rename").count(), 2);
+    assert!(!text.contains("join through shared memory"), "{text}");
+    assert!(!text.contains("split through shared memory"), "{text}");
+}

@@ -67,3 +67,43 @@ fn row_major_loads_keep_the_default_anchor() {
         );
     }
 }
+
+/// The subtiled epilogue (`reshape` -> `permute` -> `split` of the
+/// accumulator) moves no element: each step is a register rename, and the
+/// halves are accumulators of half the width.
+#[test]
+fn the_subtiled_epilogue_renames_the_accumulator_halves() {
+    use tawa_backend::layout::{Mma, MmaVersion};
+    use tawa_backend::layout_assign::{assign_layouts, Regroup};
+    for (case, warps, half_n) in [("square_4096", [8, 1], 64), ("ragged_100x90", [4, 1], 32)] {
+        let func = compile("matmul_subtiled_epilogue", case);
+        let layouts = assign_layouts(&func).unwrap();
+        let mut seen = Vec::new();
+        func.walk(&mut |op| {
+            let data = &func.ops[op];
+            if matches!(data.kind, OpKind::Reshape | OpKind::Split) {
+                assert!(
+                    matches!(layouts.regroup(op), Some(Regroup::Rename { .. })),
+                    "{case}: {:?} is {:?}",
+                    data.kind,
+                    layouts.regroup(op)
+                );
+                seen.push(tawa_ir::printer::op_name(&data.kind));
+            }
+            if matches!(data.kind, OpKind::Split) {
+                for &half in &data.results {
+                    assert_eq!(
+                        layouts.home(half),
+                        Some(&Layout::Mma(Mma {
+                            version: MmaVersion::V3,
+                            warps_per_cta: warps,
+                            instr_n: half_n,
+                        })),
+                        "{case}"
+                    );
+                }
+            }
+        });
+        assert_eq!(seen, ["reshape", "split"], "{case}");
+    }
+}

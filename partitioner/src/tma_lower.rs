@@ -286,8 +286,13 @@ fn non_negative(func: &Function, a: Atom) -> bool {
         Atom::Iter(_) => true,
         Atom::Value(v) => match index_kind(func, v) {
             Some(Index::ProgramId(_)) => true,
-            Some(Index::LoopIndex { lb, .. }) => constant_of(func, lb).is_some_and(|c| c >= 0),
-            Some(Index::Wrapped { of, .. }) => non_negative(func, Atom::Value(of)),
+            Some(Index::LoopIndex { lb, .. }) => {
+                constant_of(func, lb).is_some_and(|c| c >= 0)
+                    || matches!(index_kind(func, lb), Some(Index::ProgramId(_)))
+            }
+            Some(Index::Wrapped { of, .. }) | Some(Index::Quotient { of, .. }) => {
+                non_negative(func, Atom::Value(of))
+            }
             None => false,
         },
         Atom::Carried(..) => false,
@@ -320,6 +325,7 @@ fn atom_max(func: &Function, a: Atom) -> Option<HostExpr> {
                 Some(minus_one(host_expr(func, ub)?))
             }
             Index::Wrapped { modulus, .. } => Some(minus_one(host_expr(func, modulus)?)),
+            Index::Quotient { rows, .. } => Some(minus_one(host_expr(func, rows)?)),
         },
         Atom::Carried(..) => None,
     }
@@ -340,6 +346,15 @@ enum Index {
         of: Value,
         modulus: Value,
     },
+    /// `of // per` of a loop index `of` below `per * rows` (or
+    /// `rows * per`): below `rows`. A persistent kernel's tile loop runs
+    /// its index below `tw_grid_x * tw_grid_y` and takes the source's
+    /// program id along y as `tile // tw_grid_x`, which this bounds by the
+    /// grid's y size as the program id was.
+    Quotient {
+        of: Value,
+        rows: Value,
+    },
 }
 
 fn index_kind(func: &Function, v: Value) -> Option<Index> {
@@ -352,6 +367,27 @@ fn index_kind(func: &Function, v: Value) -> Option<Index> {
                     of: data.operands[0],
                     modulus: data.operands[1],
                 })
+            }
+            OpKind::Binary(BinaryOp::IDiv) => {
+                let (of, per) = (data.operands[0], data.operands[1]);
+                let Some(Index::LoopIndex { ub, step, .. }) = index_kind(func, of) else {
+                    return None;
+                };
+                // A positive step keeps the index below `ub`.
+                constant_of(func, step).filter(|&s| s > 0).or_else(|| {
+                    matches!(func.ops[func.def_op(step)?].kind, OpKind::NumPrograms(_)).then_some(1)
+                })?;
+                let product = &func.ops[func.def_op(ub)?];
+                if !matches!(product.kind, OpKind::Binary(BinaryOp::Mul)) {
+                    return None;
+                }
+                let rows = match product.operands[..] {
+                    [x, y] if x == per => y,
+                    [x, y] if y == per => x,
+                    _ => return None,
+                };
+                host_expr(func, rows)?;
+                Some(Index::Quotient { of, rows })
             }
             _ => None,
         };

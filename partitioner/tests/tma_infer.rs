@@ -327,3 +327,27 @@ fn unmasked_dual_gemm_loads_are_lowered_with_covering_extents() {
         assert_eq!(e.eval_in_grid(&|_| None, Some([32, 86, 1])), Some(86 * 128));
     });
 }
+
+/// The same loads in the persistent kernel: the source's program id
+/// along y is `tile // tw_grid_x` there, below the grid parameter
+/// `tw_grid_y` as the program id was below the grid's y size, so W's
+/// columns still get a covering extent (and the producer copies W).
+#[test]
+fn persistent_unmasked_dual_gemm_bounds_its_columns_by_the_grid_parameter() {
+    use tawa_partitioner::tma_lower::{unchecked_extent, why_not_lowered, UncheckedExtent};
+    let (_, mut f) = example_kernel("glu_dual_gemm_unmasked", "ffn_4096x11008");
+    tawa_pipeliner::persistent::make_persistent(&mut f).expect("persistent");
+    let p = plan_of(&f);
+    let w = p.recipes().nth(1).expect("the W_gate load");
+    assert_eq!(why_not_lowered(&f, w), None);
+    let Some(UncheckedExtent::Covering(e)) = unchecked_extent(&f, w, 1) else {
+        panic!("no covering extent");
+    };
+    let grid_y = f
+        .params
+        .iter()
+        .position(|q| q.name == tawa_pipeliner::persistent::GRID_PARAM_Y)
+        .expect("tw_grid_y");
+    assert!(!e.uses_grid(), "the launched grid is one program per SM");
+    assert_eq!(e.eval(&|i| (i == grid_y).then_some(86)), Some(86 * 128));
+}

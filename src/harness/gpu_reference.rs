@@ -26,8 +26,18 @@ use triton_examples::{run_reference_with, Case, Constexpr, ExampleSpec, HostTens
 
 use super::check::decode;
 
-/// The references whose heavy part is matrix products.
-pub const GEMM_REFERENCES: &[&str] = &["matmul", "grouped_gemm", "geglu", "gemm_row_reduce"];
+/// The references whose heavy part is matrix products. (`matmul_bt`'s
+/// product reads B through the transposed view of its `[N, K]` buffer,
+/// which cuBLAS takes as it lies; without it here the 8192^3 cases of
+/// tutorial 09's TMA kernels were checked by the f64 loops on the host,
+/// for most of an hour.)
+pub const GEMM_REFERENCES: &[&str] = &[
+    "matmul",
+    "grouped_gemm",
+    "geglu",
+    "gemm_row_reduce",
+    "matmul_bt",
+];
 
 /// Which GPU reference checks a large case of reference `name`.
 pub fn gpu_reference_kind(name: &str) -> Option<&'static str> {

@@ -677,7 +677,23 @@ mod tests {
     #[test]
     fn gemm_cases_have_views_cublas_accepts() {
         let mut planned = 0;
-        for ex in triton_examples::load_all().unwrap() {
+        // The upstream tutorials' launch cases too (their kernel files are
+        // not needed to build inputs and record the products).
+        let upstream = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/upstream"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .map(|p| triton_examples::Example {
+                name: p.file_stem().unwrap().to_string_lossy().into_owned(),
+                spec: triton_examples::read_spec(&p).unwrap(),
+                py_path: p.with_extension("py"),
+            });
+        let mut tutorial_09_tma = 0;
+        for ex in triton_examples::load_all()
+            .unwrap()
+            .into_iter()
+            .chain(upstream)
+        {
             if !gpu_reference::GEMM_REFERENCES.contains(&ex.spec.reference.as_str()) {
                 continue;
             }
@@ -694,9 +710,11 @@ mod tests {
                     plan_gemm(&ma, &mb, &mc)
                         .unwrap_or_else(|e| panic!("{}/{}: {e}", ex.name, case.name));
                     planned += 1;
+                    tutorial_09_tma += usize::from(ex.spec.reference == "matmul_bt");
                 }
             }
         }
         assert!(planned > 10, "only {planned} products planned");
+        assert!(tutorial_09_tma > 0, "no `matmul_bt` product planned");
     }
 }
