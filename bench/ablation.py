@@ -22,7 +22,11 @@ defaults on a kernel with one dot a loop, the baseline of attention's);
 and without ping-pong between the consumer warpgroups (`--no-pingpong`;
 GEMM loops take no turns, so only attention-like kernels differ);
 and the epilogue's stores element-wise instead of TMA stores (`--no-tma-store`; the
-other points store with TMA where the store allows it, the default).
+other points store with TMA where the store allows it, the default);
+and ping-pong consumers instead of cooperative ones (`--tile-pingpong`: two
+consumer warpgroups on alternate tiles, one's epilogue beside the other's
+mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
+fp32 at most, and is the defaults elsewhere: `--explain` says which).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -55,6 +59,7 @@ POINTS = [
     ("ws-no-coarse", "ws, no coarse pipeline", ["--no-coarse-pipeline"]),
     ("ws-no-pingpong", "ws, no ping-pong", ["--no-pingpong"]),
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
+    ("ws-tile-pingpong", "ws, tile ping-pong", ["--tile-pingpong"]),
 ]
 
 

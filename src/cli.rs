@@ -208,6 +208,23 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_pingpong: bool,
 
+    /// Give a persistent GEMM ping-pong consumers (CUTLASS's sm90
+    /// ping-pong kernel): two consumer warpgroups on alternate tiles, one
+    /// ring dealt between them, taking turns over the mainloop (named
+    /// barriers) so that one's epilogue overlaps the other's mainloop.
+    /// Where the tile's accumulator fits one warpgroup (128x128 fp32 at
+    /// most): a 4-warp kernel gains a second consumer warpgroup, an 8-warp
+    /// one stops splitting each tile's rows. Off by default (the
+    /// cooperative split); `--explain` says where it applies and why not
+    /// elsewhere.
+    #[arg(long, conflicts_with = "no_tile_pingpong")]
+    pub tile_pingpong: bool,
+
+    /// Keep the cooperative consumers (the default; the ablation baseline
+    /// of `--tile-pingpong`, which the flag only names).
+    #[arg(long)]
+    pub no_tile_pingpong: bool,
+
     /// Write every tile store element by element (`st.global` from
     /// registers) instead of staging the tile in shared memory and
     /// storing it with TMA (`cp.async.bulk.tensor`), which is the default
@@ -218,6 +235,14 @@ pub struct PipelineFlags {
     /// which stores are TMA stores, or why not.
     #[arg(long)]
     pub no_tma_store: bool,
+
+    /// Let the consumer load a tile its loops' dots read but the kernel
+    /// loads once per tile (attention's `q`) itself, instead of the
+    /// producer copying it with TMA through a one-slot aref of its own
+    /// (the default, which copies the next tile's during the consumer's
+    /// epilogue): the ablation baseline of per-tile copies.
+    #[arg(long)]
+    pub no_per_tile_copies: bool,
 }
 
 impl PipelineFlags {
@@ -229,7 +254,9 @@ impl PipelineFlags {
             persistent: !self.no_persistent,
             coarse_pipeline: !self.no_coarse_pipeline,
             pingpong: !self.no_pingpong,
+            tile_pingpong: self.tile_pingpong,
             tma_store: !self.no_tma_store,
+            per_tile_copies: !self.no_per_tile_copies,
         }
     }
 }

@@ -455,7 +455,7 @@ fn warp_specialize_with(
                     Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
                     None => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store, true)?;
+                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies, true)?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -475,12 +475,25 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store, true)? {
+        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies, true)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
     };
     let (mut ws, mut stores) = ws;
+    // Tile ping-pong first: it changes what shared memory the consumers
+    // need (each has its own scratch and TMA-store staging).
+    let mut consumers = tawa_pipeliner::Schedule::default();
+    let split_consumers = |ws: &mut Function, notes: &mut tawa_pipeliner::Schedule| {
+        if opts.tile_pingpong {
+            *notes = tawa_pipeliner::Schedule::default();
+            tawa_pipeliner::tile_pingpong::tile_pingpong(ws, notes);
+            check_pass("tile_pingpong", ws)
+        } else {
+            Ok(())
+        }
+    };
+    split_consumers(&mut ws, &mut consumers)?;
     let mut tma_store = opts.tma_store;
     let mut smem = measure_shared_memory(path, &ws, tma_store);
     // A TMA store's staging buffer is shared memory the rings cannot
@@ -492,7 +505,9 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((plain, _))) = split_or_why(base, false, true) {
+        if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies, true) {
+            let mut plain_consumers = tawa_pipeliner::Schedule::default();
+            split_consumers(&mut plain, &mut plain_consumers)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
                 if with.max_depth() < room {
@@ -505,6 +520,7 @@ fn warp_specialize_with(
                         ),
                     )];
                     ws = plain;
+                    consumers = plain_consumers;
                     smem = Some(without);
                     tma_store = false;
                 }
@@ -514,6 +530,7 @@ fn warp_specialize_with(
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
+    schedule.decisions.splice(0..0, consumers.decisions);
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
@@ -561,7 +578,9 @@ fn software_pipeline_with(
     // A split the partitioner refuses (32 warps leave no room for a
     // producer warpgroup, which this path fuses away anyway) leaves the
     // kernel as written: `--no-ws` always has the plain kernel to give.
-    let (mut split, stores) = match split_or_why(func, opts.tma_store, false) {
+    // The fused partition copies ahead within its loops only: a tile's
+    // operand loaded before them stays where the kernel loads it.
+    let (mut split, stores) = match split_or_why(func, opts.tma_store, false, false) {
         Ok(Ok(split)) => split,
         Ok(Err(_)) => {
             return Ok(Err(
@@ -615,11 +634,13 @@ type StoreNotes = Vec<(tawa_ir::Loc, String)>;
 /// The partitioner's half of [`warp_specialize_function`]: the TMA
 /// loads lowered (`tma_lower`), with `tma_store` the TMA-able stores too
 /// (`tma_store`), then the split; the rings it creates have one slot
-/// until the pipeliner decides. `Err` is the reason when there is
+/// until the pipeliner decides (a per-tile operand's, with
+/// `per_tile_copies`, keeps its one). `Err` is the reason when there is
 /// nothing to split.
 fn split_or_why(
     func: &Function,
     tma_store: bool,
+    per_tile_copies: bool,
     producer_copies: bool,
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
@@ -665,6 +686,7 @@ fn split_or_why(
     };
     let mut opts = tawa_partitioner::WsOptions {
         depth: 1,
+        per_tile_copies,
         ..Default::default()
     };
     let mut copy_refusal = None;
@@ -744,7 +766,7 @@ fn split_or_why(
                  copies: {}",
                 e.message
             );
-            let without = split_or_why(func, tma_store, false)?;
+            let without = split_or_why(func, tma_store, per_tile_copies, false)?;
             return Ok(match without {
                 Ok((ws, mut notes)) => {
                     notes.push((

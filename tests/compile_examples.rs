@@ -515,12 +515,8 @@ fn ws_matmul_epilogue_is_a_tma_store() {
                 ..PipelineOptions::default()
             };
             let what = format!("matmul/{name}, tma_store {tma_store}");
-            let compiled = match compile_case(&ex, case, Some(&opts)) {
-                Ok(c) => c,
-                Err(f) => {
-                    failures.push(format!("{what}: {f}"));
-                    continue;
-                }
+            let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
+                continue;
             };
             let ptx = &compiled.compiled.ptx;
             let stores = ptx
@@ -536,13 +532,73 @@ fn ws_matmul_epilogue_is_a_tma_store() {
                     ptx.contains("setmaxnreg")
                 ));
             }
-            let report = ptxas_info(ptx).expect("ptxas runs");
-            if let Some(k) = report.kernel(&compiled.kernel.symbol) {
-                if k.spill_store_bytes + k.spill_load_bytes > 0 {
-                    failures.push(format!("{what}: spills ({} registers)", k.registers));
-                }
-            }
+            note_spills(&compiled, &what, &mut failures);
         }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `case` compiled with `opts`, or `None` with the failure noted.
+fn compiled_or_noted(
+    ex: &Example,
+    case: &Case,
+    opts: &PipelineOptions,
+    what: &str,
+    failures: &mut Vec<String>,
+) -> Option<tawa_rs::harness::CompiledCase> {
+    compile_case(ex, case, Some(opts))
+        .map_err(|f| failures.push(format!("{what}: {f}")))
+        .ok()
+}
+
+/// Notes the spills ptxas reports for the kernel of `compiled`.
+fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: &mut Vec<String>) {
+    let report = ptxas_info(&compiled.compiled.ptx).expect("ptxas runs");
+    if let Some(k) = report.kernel(&compiled.kernel.symbol) {
+        if k.spill_store_bytes + k.spill_load_bytes > 0 {
+            failures.push(format!("{what}: spills ({} registers)", k.registers));
+        }
+    }
+}
+
+/// Tile ping-pong (`--tile-pingpong`): matmul's 64x64 tiles on 4 warps
+/// and 128x128 tiles on 4 and 8 warps (ragged and 8192^3) come out with two consumer
+/// warpgroups of 232 registers taking turns (named barriers), and ptxas
+/// spills nothing; 128x256 tiles keep the cooperative split.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn ws_matmul_tile_pingpong_compiles_without_spills() {
+    require_tools();
+    let ex = triton_examples::load("matmul").expect("example loads");
+    let opts = PipelineOptions {
+        tile_pingpong: true,
+        ..PipelineOptions::default()
+    };
+    let mut failures = Vec::new();
+    let cases: Vec<(&Case, bool)> = [
+        ("leaky_relu_ragged_tma", true),
+        ("tiles_128x128_ragged", true),
+        ("tiles_128x128_8192", true),
+        ("tiles_128x128_8192_8_warps", true),
+        ("square_8192", false),
+    ]
+    .into_iter()
+    .map(|(name, split)| (ex.spec.case(name).expect("the case exists"), split))
+    .collect();
+    for &(case, split) in &cases {
+        let what = format!("matmul/{}", case.name);
+        let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
+            continue;
+        };
+        let ptx = &compiled.compiled.ptx;
+        let turns = ptx.contains("bar.arrive");
+        let consumers = ptx.matches("setmaxnreg.inc.sync.aligned.u32 232").count();
+        if turns != split || (consumers == 2) != split {
+            failures.push(format!(
+                "{what}: turns {turns}, {consumers} consumers at 232 registers (split expected: {split})"
+            ));
+        }
+        note_spills(&compiled, &what, &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -304,3 +304,48 @@ def q_times_b(q_ptr, b_ptr, o_ptr, M, N,
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--tile-pingpong`: where a tile's accumulator fits one warpgroup the
+/// consumer becomes two on alternate tiles (the partitions line says
+/// their registers); a 128x256 tile stays cooperative, and says why.
+#[test]
+fn explain_says_where_tile_pingpong_applies() {
+    let case = |name: &str| {
+        run(&[
+            "triton-examples/kernels/matmul.py",
+            "--case",
+            name,
+            "--emit",
+            "ws-ir",
+            "--explain",
+            "--tile-pingpong",
+        ])
+    };
+    let (code, stdout, stderr) = case("tiles_128x128_8192");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "matmul.py:47:5: tile loop: tile ping-pong: two consumer warpgroups on alternate \
+             tiles (a second consumer warpgroup added, 3 warpgroups in all)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "partitions: producer (4 warps, 40 registers), consumer0 (4 warps, 232 registers), \
+             consumer1 (4 warps, 232 registers)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stdout.matches("turn.take").count(), 2, "{stdout}");
+    let (code, stdout, stderr) = case("square_8192");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "tile loop: no tile ping-pong: cooperative: the 128x256 f32 accumulator needs 256 \
+             registers a thread in one warpgroup"
+        ),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("turn.take"), "{stdout}");
+}

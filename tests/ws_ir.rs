@@ -137,6 +137,39 @@ fn attention_is_coarse_pipelined_unless_asked_not_to() {
     assert!(!stderr.contains("coarse pipelining"), "{stderr}");
 }
 
+/// Attention's `q`, loaded once per tile before the KV loop, is the
+/// producer's copy through a one-slot ring of its own (put in the
+/// producer, got and released by the consumer), which `--explain` names;
+/// `--no-per-tile-copies` leaves the load in the consumer.
+#[test]
+fn attention_q_is_copied_by_the_producer_unless_asked_not_to() {
+    let mut args = ATTENTION.to_vec();
+    args.extend(["--emit", "ws-ir", "--explain"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "%ring_q = aref.create : aref<1 x (tensor<64x64xf16>)>",
+        "aref.put %ring_q, ",
+        "= aref.get %ring_q, ",
+        "aref.consumed %ring_q, ",
+    ] {
+        assert!(stdout.contains(expected), "no `{expected}` in:\n{stdout}");
+    }
+    assert!(
+        stderr.contains("aref %ring_q: depth 1, whatever num_stages or --aref-depth say"),
+        "{stderr}"
+    );
+    let module = tawa_ir::parse_module(&stdout).expect("ws-ir parses");
+    tawa_ir::verify_module(&module).expect("ws-ir verifies");
+
+    let mut args = ATTENTION.to_vec();
+    args.extend(["--emit", "ws-ir", "--no-per-tile-copies"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("%ring_q"), "{stdout}");
+    assert!(stdout.contains("%q = desc_load"), "{stdout}");
+}
+
 /// The GEMM-like examples' large cases load no tile themselves in the
 /// warp-specialized kernel: every tile a loop reads comes through an aref
 /// from the producer. (A persistent kernel once kept the B tiles of the

@@ -64,6 +64,12 @@ const NOT_SOFTWARE_PIPELINED: [&str; 6] = [
 /// schedule, not the loop as written.
 const COARSE_PIPELINED: [&str; 2] = ["fused_attention", "06-fused-attention"];
 
+/// Examples whose tile operand (attention's `q`, loaded before the KV
+/// loops) the producer copies through a one-slot aref of its own
+/// (`tawa_partitioner`'s per-tile copies): the simulator runs that ring
+/// beside the KV rings, one put per tile.
+const TILE_OPERAND_RING: [&str; 2] = ["fused_attention", "06-fused-attention"];
+
 const INPUT_SEED: u64 = 5;
 const SCHEDULER_SEEDS: [u64; 3] = [0, 1, 7];
 
@@ -183,28 +189,7 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
     let mut specialized_by_driver = Vec::new();
     for case in ex.spec.cases.iter().filter(|c| c.has_tag("small")) {
         let what = format!("{name}/{}", case.name);
-        let mut module = compile_aligned(ex, case);
-        // The reference is the kernel after `combine` (`acc += dot(a, b)`
-        // accumulating in the dot), the form every path to the GPU takes
-        // (the driver's pipelines and the backend run it): accumulating
-        // in the dot rounds differently from adding its result after.
-        let kernel = module
-            .functions
-            .iter_mut()
-            .find(|f| f.name == ex.spec.kernel)
-            .unwrap();
-        tawa_ir::combine::combine(kernel);
-        let plain = common::kernel_function(&module, &ex.spec).unwrap().clone();
-        let (_, expected) = common::run_module_with(
-            &module,
-            &ex.spec,
-            case,
-            INPUT_SEED,
-            &mut |f, args, grid, mem| {
-                run_grid(f, args, grid, mem, &InterpOptions::default()).map_err(|e| e.to_string())
-            },
-        )
-        .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
+        let (module, plain, expected) = plain_run(ex, case, &what);
         let pipelines = [
             Pipeline::Driver,
             Pipeline::PartitionerOnly,
@@ -250,6 +235,11 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                     // Two consumer warpgroups take turns in a
                     // coarse-pipelined loop (`tawa_pipeliner::pingpong`),
                     // which the simulator runs as one thread each.
+                    assert_eq!(
+                        !tawa_pipeliner::aref_depth::one_slot_rings(&ws).is_empty(),
+                        TILE_OPERAND_RING.contains(&name),
+                        "{how}: a one-slot ring of the tile's operand"
+                    );
                     let turns = count_ops(&ws, |k| matches!(k, OpKind::TurnTake));
                     assert_eq!(
                         turns > 0,
@@ -280,6 +270,38 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
         specialized_by_driver, driver_specializes,
         "{name}: the small cases the driver warp-specializes"
     );
+}
+
+/// The case's module (alignment claimed), its kernel and the bytes the
+/// plain interpreter writes.
+fn plain_run(
+    ex: &triton_examples::Example,
+    case: &triton_examples::Case,
+    what: &str,
+) -> (tawa_ir::Module, Function, Vec<Vec<u8>>) {
+    let mut module = compile_aligned(ex, case);
+    // The reference is the kernel after `combine` (`acc += dot(a, b)`
+    // accumulating in the dot), the form every path to the GPU takes
+    // (the driver's pipelines and the backend run it): accumulating
+    // in the dot rounds differently from adding its result after.
+    let kernel = module
+        .functions
+        .iter_mut()
+        .find(|f| f.name == ex.spec.kernel)
+        .unwrap();
+    tawa_ir::combine::combine(kernel);
+    let plain = common::kernel_function(&module, &ex.spec).unwrap().clone();
+    let (_, expected) = common::run_module_with(
+        &module,
+        &ex.spec,
+        case,
+        INPUT_SEED,
+        &mut |f, args, grid, mem| {
+            run_grid(f, args, grid, mem, &InterpOptions::default()).map_err(|e| e.to_string())
+        },
+    )
+    .unwrap_or_else(|e| panic!("{what}: plain run: {e}"));
+    (module, plain, expected)
 }
 
 /// Runs `ws` in place of the kernel on the aref simulator with each
@@ -324,6 +346,158 @@ fn simulate_against(
         );
     }
     SCHEDULER_SEEDS.len()
+}
+
+/// Tile ping-pong (`--tile-pingpong`, `tawa_pipeliner::tile_pingpong`):
+/// two consumer partitions of one warpgroup on alternate tiles, one ring
+/// dealt between them, taking turns over the mainloop. The small cases of
+/// the GEMM examples, and matmul with 128x128 tiles on 4 warps (a second
+/// consumer warpgroup added) and on 8 (the cooperative split replaced),
+/// on a ragged problem whose tiles two programs walk (each warpgroup gets
+/// an odd and an even count), at aref depths 1 to 4 with 0 and 1 WGMMA
+/// groups in flight: bytes equal to the plain interpreter's, no deadlock,
+/// and where the pass applies, exactly these cases.
+#[test]
+fn tile_pingpong() {
+    let mut applied = Vec::new();
+    for name in [
+        "matmul",
+        "matmul_block_ptr",
+        "matmul_descriptor",
+        "persistent_matmul",
+        "geglu_dual_gemm",
+        "linear",
+    ] {
+        let ex = triton_examples::load(name).unwrap();
+        let mut cases = small_cases(&ex);
+        if name == "matmul" {
+            let base = ex.spec.case("leaky_relu_ragged_tma").unwrap();
+            for warps in [4, 8] {
+                let mut big = base.clone();
+                big.name = format!("tiles_128x128_{warps}_warps");
+                big.num_warps = Some(warps);
+                big.sizes = [("M", 260), ("N", 390), ("K", 100)]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                for (k, v) in [
+                    ("BLOCK_SIZE_M", 128),
+                    ("BLOCK_SIZE_N", 128),
+                    ("BLOCK_SIZE_K", 64),
+                ] {
+                    big.constexprs
+                        .insert(k.into(), triton_examples::Constexpr::Int(v));
+                }
+                cases.push(big);
+            }
+        }
+        applied.extend(check_tile_pingpong(&ex, &cases));
+    }
+    assert_eq!(
+        applied,
+        [
+            "matmul/ragged_100",
+            "matmul/leaky_relu_ragged_tma",
+            "matmul/bf16_ragged_tma",
+            "matmul/tiles_128x128_4_warps",
+            "matmul/tiles_128x128_8_warps",
+            "matmul_block_ptr/ragged_100",
+            "matmul_block_ptr/ragged_tma",
+            "matmul_descriptor/ragged_100",
+            "persistent_matmul/ragged_tma_few_programs",
+            "geglu_dual_gemm/ragged_100",
+            "linear/ragged",
+            "linear/k_tail_8_warps",
+        ]
+    );
+}
+
+/// Tile ping-pong on tutorial 09's persistent kernels (the TMA one's
+/// epilogue keeps its own tile counter, `tile_id_c += NUM_SMS`, which each
+/// warpgroup advances past the other's tile too) and tutorial 03.
+#[test]
+#[ignore = "needs the upstream Triton tutorials: TAWA_UPSTREAM_DIR=DIR cargo test --test ws_simulate -- --ignored"]
+fn upstream_tutorials_tile_pingpong_on_the_simulator() {
+    let mut applied = Vec::new();
+    for stem in [
+        "03-matrix-multiplication",
+        "09-persistent-matmul--naive",
+        "09-persistent-matmul--tma",
+        "09-persistent-matmul--tma-persistent",
+        "09-persistent-matmul--descriptor",
+    ] {
+        let ex = upstream_example(stem);
+        applied.extend(check_tile_pingpong(&ex, &small_cases(&ex)));
+    }
+    assert_eq!(
+        applied,
+        [
+            "03-matrix-multiplication/ragged_100",
+            "09-persistent-matmul--naive/ragged_m",
+            "09-persistent-matmul--tma/ragged",
+            "09-persistent-matmul--tma-persistent/ragged_few_programs",
+        ]
+    );
+}
+
+fn small_cases(ex: &triton_examples::Example) -> Vec<triton_examples::Case> {
+    ex.spec
+        .cases
+        .iter()
+        .filter(|c| c.has_tag("small"))
+        .cloned()
+        .collect()
+}
+
+/// Simulates `cases` of `ex` with tile ping-pong at aref depths 1 to 4
+/// and 0 and 1 WGMMA groups in flight; the cases it applied to (at every
+/// depth, or the check fails).
+fn check_tile_pingpong(
+    ex: &triton_examples::Example,
+    cases: &[triton_examples::Case],
+) -> Vec<String> {
+    let mut applied = Vec::new();
+    for case in cases {
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, case, &what);
+        let mut split_at = Vec::new();
+        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, 0), (d, 1)]) {
+            let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth,
+                tile_pingpong: true,
+                ..PipelineOptions::default()
+            };
+            let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
+                .unwrap_or_else(|e| panic!("{how}: {e}"))
+                .map(|s| s.func)
+            else {
+                continue;
+            };
+            if let Err(errors) = verify_function(&ws) {
+                let text = tawa_ir::print_function(&ws);
+                panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
+            }
+            let mut partitions = 0;
+            ws.walk(&mut |op| {
+                if let OpKind::WarpSpecialize { partitions: p } = &ws.ops[op].kind {
+                    partitions = p.len();
+                }
+            });
+            if partitions == 3 {
+                split_at.push(depth);
+            }
+            simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+        }
+        if !split_at.is_empty() {
+            split_at.dedup();
+            assert_eq!(split_at, [1, 2, 3, 4], "{what}: split at some depths only");
+            applied.push(what.clone());
+        }
+        eprintln!("ok   {what}: tile ping-pong {}", !split_at.is_empty());
+    }
+    applied
 }
 
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
@@ -508,6 +682,15 @@ fn producer_copies(ws: &Function) -> usize {
 /// over the tutorial in `$TAWA_UPSTREAM_DIR`; the driver specializes
 /// `driver_specializes` (every small case when `None`).
 fn check_upstream(stem: &str, driver_specializes: Option<&[&str]>) {
+    let ex = upstream_example(stem);
+    let small: Vec<String> = small_cases(&ex).into_iter().map(|c| c.name).collect();
+    let small: Vec<&str> = small.iter().map(String::as_str).collect();
+    check_loaded(&ex, driver_specializes.unwrap_or(&small));
+}
+
+/// The tutorial in `$TAWA_UPSTREAM_DIR` with the cases of
+/// `tests/upstream/<stem>.toml`.
+fn upstream_example(stem: &str) -> triton_examples::Example {
     let Some(dir) = std::env::var_os("TAWA_UPSTREAM_DIR") else {
         panic!("set TAWA_UPSTREAM_DIR to the directory of the upstream Triton tutorials");
     };
@@ -516,19 +699,11 @@ fn check_upstream(stem: &str, driver_specializes: Option<&[&str]>) {
         .find(|f| f.file_stem().is_some_and(|s| s == stem))
         .unwrap_or_else(|| panic!("tests/upstream/{stem}.toml"));
     let spec = common::load_spec_file(&file).unwrap();
-    let small: Vec<String> = spec
-        .cases
-        .iter()
-        .filter(|c| c.has_tag("small"))
-        .map(|c| c.name.clone())
-        .collect();
-    let ex = triton_examples::Example {
+    triton_examples::Example {
         name: stem.into(),
         py_path: std::path::PathBuf::from(dir).join(format!("{}.py", common::upstream_stem(&file))),
         spec,
-    };
-    let small: Vec<&str> = small.iter().map(String::as_str).collect();
-    check_loaded(&ex, driver_specializes.unwrap_or(&small));
+    }
 }
 
 /// The check is not vacuous: releasing the slot before the dot reads it

@@ -57,7 +57,7 @@
 //!   engine's `complete_tx` finishes the phase.
 //! - `empty[s]`: one arrival per consuming *warp* (its lane 0, after that
 //!   warp's reads are done), i.e. the sum of `num_warps` over the consuming
-//!   partitions. A warp's `wgmma.wait_group` retires that warp's share of
+//!   partitions (of a dealt ring, below: one partition's warps). A warp's `wgmma.wait_group` retires that warp's share of
 //!   its warpgroup's WGMMAs, so a warp may release on its own, without a
 //!   barrier across the warpgroup first; the slot is free once every warp
 //!   has. The simulator treats a partition as one unit and expects one
@@ -76,10 +76,22 @@
 //! the order it got them. Hence when the put of iteration `i` may go on,
 //! `empty[s]` has completed exactly `r` phases, and when its gets may go
 //! on, `full[s]` has completed exactly `r + 1`: a waiter is never two
-//! phases away, which is what lets a parity stand for the phase. (Several
-//! consumers that take turns, as in a ping-pong schedule, use one aref
-//! each.) A persistent kernel whose `ws` loops over tiles keeps counting
+//! phases away, which is what lets a parity stand for the phase. A
+//! persistent kernel whose `ws` loops over tiles keeps counting
 //! across tiles; it does not restart at 0.
+//!
+//! **Dealt rings.** One-warpgroup partitions that take turns with each
+//! other (`Function::turn_partitions`: a GEMM's tile ping-pong, two
+//! consumer warpgroups on alternate tiles) deal the rings they read: every
+//! iteration is got and released by exactly one of them, each getting
+//! increasing iterations (it skips the other's) and releasing them in the
+//! order it got them. `empty[s]` then expects one partition's arrivals (its
+//! warps'), not the sum. The parity argument above needs one more
+//! condition, which the turns give: a consumer gets iteration `i` only
+//! after every iteration below `i - D` was put (the other consumer got them
+//! all before passing the turn), so `full[s]` is never two phases behind.
+//! The simulator checks it: a get whose wait passes while the slot holds
+//! another iteration is an error.
 //!
 //! - `aref.put %r, %i, %v...`: wait `empty[s]` for parity `k ^ 1`; write
 //!   the buffers of slot `s`; arrive on `full[s]`. The producer waits on

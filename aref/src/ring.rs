@@ -4,6 +4,8 @@
 //! got and released. Nothing here blocks: callers ask whether a put or get
 //! may proceed (`*_ready`) and wait themselves.
 
+use std::collections::{BTreeSet, VecDeque};
+
 use tawa_ir::interp::value::{RVal, SlotView};
 use tawa_ir::Type;
 
@@ -48,13 +50,14 @@ struct Slot {
     contents: Option<(i64, Vec<RVal>)>,
 }
 
-/// One consuming partition's progress: it holds iterations
-/// `next_release..next_get`.
+/// One consuming partition's progress: it holds the iterations of
+/// `held` (got, not released yet, oldest first).
 #[derive(Clone, Debug)]
 struct Consumer {
     partition: usize,
+    /// One past the last iteration it got (0 before any).
     next_get: i64,
-    next_release: i64,
+    held: VecDeque<i64>,
 }
 
 /// One aref at run time.
@@ -67,6 +70,15 @@ pub struct Ring {
     producer: Option<usize>,
     next_put: i64,
     consumers: Vec<Consumer>,
+    /// Whether the ring is dealt between its consumers (partitions that
+    /// take turns, a tile ping-pong): each iteration goes to exactly one
+    /// of them, and `empty` expects that one's arrival.
+    dealt: bool,
+    /// Of a dealt ring: the iterations got so far, at or above every
+    /// consumer's `next_get` (lower ones can be got by no one again).
+    dealt_out: BTreeSet<i64>,
+    /// Gets so far, over all consumers.
+    gets: i64,
 }
 
 impl Ring {
@@ -80,20 +92,31 @@ impl Ring {
             producer: None,
             next_put: 0,
             consumers: Vec::new(),
+            dealt: false,
+            dealt_out: BTreeSet::new(),
+            gets: 0,
         }
     }
 
     /// Initializes the barriers for the `ws` op in which partition
     /// `producer` puts and `consumers` (distinct partitions) get and
     /// release: `full` expects the producer's one arrival, `empty` one per
-    /// consuming partition. (Without a producer or consumers the ring still
+    /// consuming partition, or one when the ring is `dealt` between them
+    /// (each iteration got and released by one of them, in increasing
+    /// order within each). (Without a producer or consumers the ring still
     /// exists, and whoever waits on it waits forever, as on hardware.)
     /// When the `ws` op runs again (inside a loop), the barriers and the
     /// iteration counts go on where they stopped, as on hardware, where
     /// the barriers are initialized once per kernel.
-    pub fn attach(&mut self, producer: Option<usize>, consumers: &[usize]) -> Result<(), String> {
+    pub fn attach(
+        &mut self,
+        producer: Option<usize>,
+        consumers: &[usize],
+        dealt: bool,
+    ) -> Result<(), String> {
         if !self.slots.is_empty() {
             let same = self.producer == producer
+                && self.dealt == dealt
                 && self.consumers.len() == consumers.len()
                 && self
                     .consumers
@@ -106,7 +129,8 @@ impl Ring {
                 Err("the aref is used by partitions of another ws op (each aref serves one)".into())
             };
         }
-        let n = consumers.len() as u32;
+        let n = if dealt { 1 } else { consumers.len() as u32 };
+        self.dealt = dealt;
         self.slots = (0..self.depth)
             .map(|_| Slot {
                 full: Mbarrier::new(1),
@@ -120,7 +144,7 @@ impl Ring {
             .map(|&partition| Consumer {
                 partition,
                 next_get: 0,
-                next_release: 0,
+                held: VecDeque::new(),
             })
             .collect();
         Ok(())
@@ -133,7 +157,8 @@ impl Ring {
         let quiescent = self
             .consumers
             .iter()
-            .all(|c| c.next_get == self.next_put && c.next_release == self.next_put);
+            .all(|c| c.held.is_empty() && (self.dealt || c.next_get == self.next_put))
+            && (!self.dealt || self.gets == self.next_put);
         if quiescent {
             for s in &mut self.slots {
                 s.contents = None;
@@ -225,9 +250,26 @@ impl Ring {
     }
 
     /// Checks, before it waits, that a get of `index` by `partition`
-    /// follows the contract: each consumer gets 0, 1, 2, ...
+    /// follows the contract: each consumer gets 0, 1, 2, ..., or, of a
+    /// dealt ring, increasing iterations no other consumer got.
     pub fn check_get(&self, partition: usize, index: i64) -> Result<(), String> {
         let c = &self.consumers[self.consumer(partition)?];
+        if self.dealt {
+            if index < c.next_get {
+                return Err(format!(
+                    "get of iteration {index}, but this partition got iteration {} already: \
+                     each consumer of a dealt ring gets increasing iterations",
+                    c.next_get - 1
+                ));
+            }
+            if self.dealt_out.contains(&index) {
+                return Err(format!(
+                    "get of iteration {index}, which another partition of the dealt ring got: \
+                     each iteration goes to exactly one"
+                ));
+            }
+            return Ok(());
+        }
         if index != c.next_get {
             return Err(format!(
                 "get of iteration {index}, but this partition's next iteration is {}: \
@@ -245,8 +287,27 @@ impl Ring {
         if !self.ready(WaitFor::Full, index) {
             return Err("internal: get before its slot is full".into());
         }
+        let p = self.position(index);
+        let holds = self.slots[p.slot as usize].contents.as_ref().map(|c| c.0);
+        if holds != Some(index) {
+            // The parity matched a phase of another round: on hardware the
+            // wait would pass and read the wrong tiles.
+            return Err(format!(
+                "get of iteration {index} passed its wait while slot {} holds {}: its barrier's \
+                 parity names a phase two rounds away",
+                p.slot,
+                holds.map_or("nothing".to_string(), |i| format!("iteration {i}"))
+            ));
+        }
         let c = self.consumer(partition)?;
-        self.consumers[c].next_get += 1;
+        self.consumers[c].next_get = index + 1;
+        self.consumers[c].held.push_back(index);
+        self.gets += 1;
+        if self.dealt {
+            self.dealt_out.insert(index);
+            let low = self.consumers.iter().map(|c| c.next_get).min().unwrap_or(0);
+            self.dealt_out = self.dealt_out.split_off(&low);
+        }
         Ok((0..self.buffers.len() as u32)
             .map(|buffer| {
                 RVal::View(SlotView {
@@ -263,14 +324,13 @@ impl Ring {
     pub fn consumed(&mut self, partition: usize, index: i64) -> Result<(), String> {
         let c = self.consumer(partition)?;
         let cons = &self.consumers[c];
-        if index != cons.next_release || index >= cons.next_get {
-            let holding = if cons.next_release < cons.next_get {
-                format!(
-                    "it holds iterations {}..{}",
-                    cons.next_release, cons.next_get
-                )
-            } else {
-                "it holds none".to_string()
+        if cons.held.front() != Some(&index) {
+            let holding = match (cons.held.front(), cons.held.back()) {
+                (Some(a), Some(b)) if a == b => format!("it holds iteration {a}"),
+                (Some(a), Some(b)) => {
+                    format!("it holds {} iterations, {a} to {b}", cons.held.len())
+                }
+                _ => "it holds none".to_string(),
             };
             return Err(format!(
                 "consumed of iteration {index}, but this partition releases in the order it \
@@ -278,7 +338,7 @@ impl Ring {
             ));
         }
         let p = self.position(index);
-        self.consumers[c].next_release += 1;
+        self.consumers[c].held.pop_front();
         self.slots[p.slot as usize].empty.arrive();
         Ok(())
     }
@@ -294,7 +354,7 @@ impl Ring {
         check_released: bool,
     ) -> Result<RVal, String> {
         let c = &self.consumers[self.consumer(partition)?];
-        if check_released && view.iteration < c.next_release {
+        if check_released && !c.held.contains(&view.iteration) {
             return Err(format!(
                 "read of iteration {}'s buffer {} after this partition released it \
                  (aref.consumed must come after the last read)",
@@ -346,7 +406,7 @@ mod tests {
     fn ring(depth: u32, consumers: &[usize]) -> Ring {
         let ty = Type::tensor(vec![1], Elem::Scalar(ScalarType::F32));
         let mut r = Ring::new(depth, vec![ty]);
-        r.attach(Some(0), consumers).unwrap();
+        r.attach(Some(0), consumers, false).unwrap();
         r
     }
 
@@ -427,7 +487,37 @@ mod tests {
         assert!(r
             .consumed(1, 1)
             .unwrap_err()
-            .contains("holds iterations 0..1"));
+            .contains("it holds iteration 0"));
         assert!(r.check_get(2, 1).unwrap_err().contains("does not consume"));
+    }
+
+    /// A ring dealt between two consumers (tile ping-pong): each iteration
+    /// goes to one, whose release alone frees the slot.
+    #[test]
+    fn a_dealt_ring_gives_each_iteration_to_one_consumer() {
+        let mut r = Ring::new(2, vec![Type::Scalar(Elem::Scalar(ScalarType::F32))]);
+        r.attach(Some(0), &[1, 2], true).unwrap();
+        r.put(0, 0, vec![tile(0.0)]).unwrap();
+        r.put(0, 1, vec![tile(1.0)]).unwrap();
+        // Consumer 2 takes iteration 1 (the second tile's), 1 takes 0.
+        r.get(0, 2, 1).unwrap();
+        assert!(r
+            .check_get(1, 1)
+            .unwrap_err()
+            .contains("another partition of the dealt ring got"));
+        r.get(0, 1, 0).unwrap();
+        assert!(!r.ready(WaitFor::Empty, 2));
+        r.consumed(1, 0).unwrap();
+        assert!(r.ready(WaitFor::Empty, 2), "one release frees the slot");
+        assert!(r.check_get(1, 0).unwrap_err().contains("increasing"));
+        r.consumed(2, 1).unwrap();
+        // A get of iteration 4 (slot 0, round 2) before iteration 2 was
+        // put: the slot's `full` barrier completed one phase, and round 2
+        // waits for the parity of round 0's.
+        assert!(
+            r.ready(WaitFor::Full, 4),
+            "parity aliasing: the wait passes"
+        );
+        assert!(r.get(0, 2, 4).unwrap_err().contains("two rounds away"));
     }
 }

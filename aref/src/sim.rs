@@ -326,7 +326,8 @@ impl Host for ProgramHost<'_> {
         // interpreter has no rows per warpgroup, and equal stores of equal
         // values are harmless), so that `turn.take` can block one
         // warpgroup while the other runs, as the named barriers do.
-        let agents = agents_of(func, partitions, &data.regions);
+        let together = func.turn_partitions(ws.op);
+        let agents = agents_of(func, partitions, &data.regions, &together);
         let roles = ring_roles(func, &data.regions, &ws.env).map_err(fail)?;
         let agents_in = |region: usize| -> Vec<usize> {
             (0..agents.len())
@@ -348,7 +349,11 @@ impl Host for ProgramHost<'_> {
                 }
             };
             let consumers: Vec<usize> = role.consumers.iter().flat_map(|&c| agents_in(c)).collect();
-            ring.attach(producer, &consumers).map_err(fail)?;
+            // Partitions that take turns with each other deal the rings
+            // they read (`Function::turn_partitions`).
+            let dealt =
+                role.consumers.len() >= 2 && role.consumers.iter().all(|c| together.contains(c));
+            ring.attach(producer, &consumers, dealt).map_err(fail)?;
         }
         let shared = Shared {
             func,
@@ -358,13 +363,16 @@ impl Host for ProgramHost<'_> {
                 .iter()
                 .map(|a| Part {
                     role: match a.warpgroups {
+                        _ if a.domain != a.region => partitions[a.region].role.clone(),
                         1 => partitions[a.region].role.clone(),
                         _ => format!("{} (warpgroup {})", partitions[a.region].role, a.warpgroup),
                     },
                     status: Status::Ready,
                 })
                 .collect(),
-            turns: vec![TurnState::default(); partitions.len()],
+            // One per partition, and one for the partitions that take
+            // turns with each other.
+            turns: vec![TurnState::default(); partitions.len() + 1],
             agents: agents.clone(),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
@@ -447,16 +455,38 @@ const OUTSIDE_WS: &str = "aref op outside every ws partition";
 struct Agent {
     /// The partition (region index).
     region: usize,
+    /// Its place among the warpgroups that take turns with it (its
+    /// partition's, or the partitions' that take turns with each other).
     warpgroup: u32,
     /// Warpgroups of the partition that run as threads of their own (1
-    /// when it takes no turns).
+    /// when it takes no turns), or the partitions that take turns with
+    /// each other.
     warpgroups: u32,
+    /// The [`TurnState`] its turns go by: its partition's, or, for
+    /// partitions that take turns with each other, the one after every
+    /// partition's.
+    domain: usize,
 }
 
-/// The threads of a `ws` op's run, partitions in order.
-fn agents_of(func: &Function, partitions: &[tawa_ir::Partition], regions: &[Block]) -> Vec<Agent> {
+/// The threads of a `ws` op's run, partitions in order; `together` are
+/// the partitions that take turns with each other.
+fn agents_of(
+    func: &Function,
+    partitions: &[tawa_ir::Partition],
+    regions: &[Block],
+    together: &[usize],
+) -> Vec<Agent> {
     let mut agents = Vec::new();
     for (region, (p, &block)) in partitions.iter().zip(regions).enumerate() {
+        if let Some(k) = together.iter().position(|&t| t == region) {
+            agents.push(Agent {
+                region,
+                warpgroup: k as u32,
+                warpgroups: together.len() as u32,
+                domain: partitions.len(),
+            });
+            continue;
+        }
         let mut turns = false;
         func.walk_block(block, &mut |o| turns |= func.ops[o].kind.is_turn());
         let warpgroups = if turns { (p.num_warps / 4).max(1) } else { 1 };
@@ -464,6 +494,7 @@ fn agents_of(func: &Function, partitions: &[tawa_ir::Partition], regions: &[Bloc
             region,
             warpgroup,
             warpgroups,
+            domain: region,
         }));
     }
     agents
@@ -605,7 +636,7 @@ impl Shared<'_> {
             Status::Ready => true,
             Status::WaitsForTurn(_) => {
                 let agent = self.agents[i];
-                let t = self.turns[agent.region];
+                let t = self.turns[agent.domain];
                 t.of == agent.warpgroup && !t.held
             }
             Status::Blocked(w) => self
@@ -654,7 +685,7 @@ impl Shared<'_> {
             .map(|(index, p)| {
                 let state = match &p.status {
                     Status::WaitsForTurn(op) => {
-                        let t = self.turns[self.agents[index].region];
+                        let t = self.turns[self.agents[index].domain];
                         PartitionState::WaitsForTurn {
                             loc: self.func.ops[*op].loc,
                             turn_of: t.of,
@@ -958,11 +989,11 @@ impl Host for PartitionHost<'_, '_> {
     }
 
     fn turn_take(&mut self, op: Op) -> Result<(), String> {
-        let (region, wg) = (self.agent.region, self.agent.warpgroup);
+        let (domain, wg) = (self.agent.domain, self.agent.warpgroup);
         let me = self.me;
         loop {
             let s = self.state_mut();
-            let t = &mut s.turns[region];
+            let t = &mut s.turns[domain];
             if t.of == wg && !t.held {
                 t.held = true;
                 s.parts[me].status = Status::Ready;
@@ -975,9 +1006,9 @@ impl Host for PartitionHost<'_, '_> {
     }
 
     fn turn_pass(&mut self, _op: Op) -> Result<(), String> {
-        let (region, wg) = (self.agent.region, self.agent.warpgroup);
+        let (domain, wg) = (self.agent.domain, self.agent.warpgroup);
         let groups = self.agent.warpgroups;
-        let t = &mut self.state_mut().turns[region];
+        let t = &mut self.state_mut().turns[domain];
         if t.of != wg || !t.held {
             return Err(format!(
                 "turn.pass by warpgroup {wg}, which does not hold the turn (warpgroup {} {})",

@@ -10,7 +10,11 @@
 //!   is a plain block of every warp, without `setmaxnreg`. Every barrier the emitter writes inside a partition is `bar.sync
 //!   id, threads` over that partition (id = its index + 1; 0 stays
 //!   `__syncthreads`), and only the last partition may use the scratch
-//!   area (the producer's TMA issue needs none).
+//!   area (the producer's TMA issue needs none) — or, where one-warpgroup
+//!   partitions take turns with each other, each of them its own copy of
+//!   it and of the TMA stores' staging buffer (`scratch_owners`): their
+//!   epilogues run at the same time. Their turns are one named barrier
+//!   each, as for the warpgroups of one partition.
 //! - **Rings.** An `aref<D x (T...)>` is `D` slots of one buffer per `Ti`
 //!   in shared memory, after the operand buffers, plus `D` `full` and `D`
 //!   `empty` mbarriers. `aref.create` initializes them (one thread,
@@ -49,7 +53,9 @@
 //!   `dot`s read in place (no fence: nothing wrote them through the
 //!   generic proxy).
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
-//!   (arrival count = the consuming warps). The `dot` before it already
+//!   (arrival count = the consuming warps; of a ring dealt between
+//!   one-warpgroup partitions that take turns with each other — tile
+//!   ping-pong — one partition's, which alone releases each slot). The `dot` before it already
 //!   ran `wgmma.wait_group 0` in each warp, so that warp's reads of the
 //!   slot are done when it arrives — the release rule of the aref docs.
 
@@ -71,13 +77,21 @@ pub(super) struct PartitionCtx {
     pub threads: u32,
     /// The partition that may use the scratch area.
     pub owns_scratch: bool,
+    /// Which copy of the scratch area (and of the TMA stores' staging
+    /// buffer) it uses: 0, or its place among the partitions that take
+    /// turns with each other, which run epilogues at the same time
+    /// ([`scratch_owners`]).
+    pub scratch_slot: u32,
     /// The `ws` op's only partition (a software-pipelined loop), which
     /// reads what it puts.
     pub alone: bool,
     /// Ping-pong turns (`turn.take`/`turn.pass`): the named barrier of
-    /// warpgroup 0's turn (warpgroup `w` waits at this id + `w`) and the
-    /// number of warpgroups; `None` when the partition has no turn ops.
-    pub turns: Option<(u32, u32)>,
+    /// warpgroup 0's turn (warpgroup `w` waits at this id + `w`), the
+    /// number of warpgroups, and this partition's place among them when
+    /// it is one of the one-warpgroup partitions that take turns with each
+    /// other (`None`: its own warpgroups take turns); `None` when the
+    /// partition has no turn ops.
+    pub turns: Option<(u32, u32, Option<u32>)>,
 }
 
 /// One aref ring in shared memory.
@@ -208,8 +222,13 @@ impl Ring {
 /// with whether it reads it through a 2-D `trans`; an error naming any
 /// other use.
 fn slot_readers(func: &Function, v: Value) -> Result<Vec<((Op, usize), bool)>, String> {
+    // The ops of the kernel, not every op of the arena: passes leave the
+    // ops they replaced there, detached, and a tile got outside a loop
+    // the pipeliner rewrote (a tile's operand) is read by those too.
+    let mut live = Vec::new();
+    func.walk(&mut |op| live.push(op));
     let mut readers = Vec::new();
-    for (op, data) in func.ops.iter() {
+    for (op, data) in live.iter().map(|&op| (op, &func.ops[op])) {
         for (i, &o) in data.operands.iter().enumerate() {
             if o != v {
                 continue;
@@ -218,7 +237,7 @@ fn slot_readers(func: &Function, v: Value) -> Result<Vec<((Op, usize), bool)>, S
                 OpKind::Dot { .. } if i < 2 => readers.push(((op, i), false)),
                 OpKind::Trans { perm } if perm.as_slice() == [1, 0] => {
                     let t = data.results[0];
-                    for (top, tdata) in func.ops.iter() {
+                    for (top, tdata) in live.iter().map(|&op| (op, &func.ops[op])) {
                         for (ti, &to) in tdata.operands.iter().enumerate() {
                             if to != t {
                                 continue;
@@ -256,16 +275,26 @@ fn ring_users(func: &Function, ring: Value) -> (Vec<Op>, u32) {
             gets.push(op);
         }
         if let OpKind::WarpSpecialize { partitions } = &data.kind {
-            for (p, &region) in partitions.iter().zip(&data.regions) {
+            let together = func.turn_partitions(op);
+            let mut releasers = Vec::new();
+            for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
                 let mut releases = false;
                 func.walk_block(region, &mut |o| {
                     let d = &func.ops[o];
                     releases |= matches!(d.kind, OpKind::ArefConsumed) && d.operands[0] == ring;
                 });
                 if releases {
-                    warps += p.num_warps;
+                    releasers.push((i, p.num_warps));
                 }
             }
+            // Partitions that take turns with each other deal the ring:
+            // each slot is released by one of them (`tawa-aref` docs).
+            let dealt = releasers.len() >= 2 && releasers.iter().all(|(i, _)| together.contains(i));
+            warps += if dealt {
+                releasers.iter().map(|&(_, w)| w).max().unwrap_or(0)
+            } else {
+                releasers.iter().map(|&(_, w)| w).sum()
+            };
         }
     });
     (gets, warps)
@@ -299,6 +328,23 @@ fn ring_producers(func: &Function, ring: Value) -> (u32, bool) {
         }
     });
     (threads, tma)
+}
+
+/// The partitions of `ws` op `op` that use the scratch area (and the TMA
+/// stores' staging buffer), each its own copy, in the order of the
+/// copies: those that take turns with each other (tile ping-pong: each
+/// runs its epilogue while the other runs its mainloop), and the last
+/// partition; only the last where none do.
+pub(super) fn scratch_owners(func: &Function, op: Op) -> Vec<usize> {
+    let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind else {
+        return Vec::new();
+    };
+    let mut owners = func.turn_partitions(op);
+    let last = partitions.len().saturating_sub(1);
+    if !owners.contains(&last) {
+        owners.push(last);
+    }
+    owners
 }
 
 /// How buffer `j` of a ring lies in shared memory: as the `dot`s reading
@@ -422,6 +468,12 @@ impl Emitter<'_> {
         // Named barriers: 0 is `__syncthreads`, 1..=P the partitions',
         // then one per warpgroup of each partition that takes turns.
         let mut next_bar = partitions.len() as u32 + 1;
+        // One-warpgroup partitions that take turns with each other: their
+        // barriers, one each, come first.
+        let together = f.turn_partitions(op);
+        let together_bars = next_bar;
+        next_bar += together.len() as u32;
+        let owners = scratch_owners(f, op);
         for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
             let threads = p.num_warps * WARP_SIZE;
             let first = first_warp * WARP_SIZE;
@@ -464,7 +516,40 @@ impl Emitter<'_> {
             self.line("(void)tid; (void)lane; (void)warp;");
             let mut has_turns = false;
             f.walk_block(region, &mut |o| has_turns |= f.ops[o].kind.is_turn());
-            let turns = if has_turns {
+            if let Some(slot) = owners.iter().position(|&o| o == i).filter(|&s| s > 0) {
+                // Its own copy of the scratch area: the partitions taking
+                // turns run their epilogues at the same time.
+                self.line(format!(
+                    "unsigned char* const tw_smem = tw_smem_raw + {} + {slot}u * tw_scratch_stride;",
+                    self.operand_buffer_bytes
+                ));
+            }
+            let turns = if let Some(place) = together.iter().position(|&t| t == i) {
+                let groups = together.len() as u32;
+                if together_bars + groups > 16 {
+                    return Err(unsupported(
+                        data.loc,
+                        format!(
+                            "internal: {groups} partitions take turns with named barriers \
+                             {together_bars}.. (16 exist)"
+                        ),
+                    ));
+                }
+                if place == 0 {
+                    self.line(format!(
+                        "// ping-pong: {groups} partitions take turns at named barriers {together_bars}..{}",
+                        together_bars + groups - 1
+                    ));
+                }
+                // As between the warpgroups of one partition (below): the
+                // last one arrives once before any turn.
+                if place as u32 + 1 == groups {
+                    self.line(format!(
+                        "asm volatile(\"bar.arrive {together_bars}, 256;\" ::: \"memory\");"
+                    ));
+                }
+                Some((together_bars, groups, Some(place as u32)))
+            } else if has_turns {
                 let groups = p.num_warps / 4;
                 if groups < 2 || next_bar + groups > 16 {
                     return Err(unsupported(
@@ -488,7 +573,7 @@ impl Emitter<'_> {
                     "if ((warp >> 2) == {}) asm volatile(\"bar.arrive {next_bar}, 256;\" ::: \"memory\");",
                     groups - 1
                 ));
-                let t = (next_bar, groups);
+                let t = (next_bar, groups, None);
                 next_bar += groups;
                 Some(t)
             } else {
@@ -498,7 +583,8 @@ impl Emitter<'_> {
             self.partition = Some(PartitionCtx {
                 bar_id: i as u32 + 1,
                 threads,
-                owns_scratch: i + 1 == partitions.len(),
+                owns_scratch: owners.contains(&i),
+                scratch_slot: owners.iter().position(|&o| o == i).unwrap_or(0) as u32,
                 alone: partitions.len() == 1,
                 turns,
             });
@@ -532,20 +618,18 @@ impl Emitter<'_> {
     /// `turn.take` (`take`) or `turn.pass`: this warpgroup waits at its own
     /// turn barrier, or arrives at the next warpgroup's.
     pub(super) fn turn(&mut self, op: Op, take: bool) -> Res<()> {
-        let Some((first, groups)) = self.partition.and_then(|p| p.turns) else {
+        let Some((first, groups, place)) = self.partition.and_then(|p| p.turns) else {
             return Err(unsupported(
                 self.func.ops[op].loc,
                 "internal: a turn op outside a partition that takes turns",
             ));
         };
         self.turn_held = take.then_some(self.func.ops[op].loc);
+        let me = place.map_or("(warp >> 2)".to_string(), |k| k.to_string());
         let (inst, id) = if take {
-            ("bar.sync", format!("{first} + (warp >> 2)"))
+            ("bar.sync", format!("{first} + {me}"))
         } else {
-            (
-                "bar.arrive",
-                format!("{first} + ((warp >> 2) + 1) % {groups}"),
-            )
+            ("bar.arrive", format!("{first} + ({me} + 1) % {groups}"))
         };
         self.line(format!(
             "asm volatile(\"{inst} %0, 256;\" :: \"r\"({id}) : \"memory\");"

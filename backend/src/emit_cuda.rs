@@ -311,6 +311,10 @@ struct Emitter<'f> {
     tma_store_ops: Vec<(Op, tma_store_lower::TmaStoreShape)>,
     /// Byte offset from `tw_smem_raw` of their staging buffer.
     tma_store_staging: Option<u32>,
+    /// Bytes from one copy of the staging buffer to the next (partitions
+    /// that take turns with each other each have one, as of the scratch
+    /// area: `aref_lower::scratch_owners`).
+    tma_store_staging_stride: u32,
     /// A TMA store was issued in the partition (or kernel) being emitted
     /// and is not waited for yet.
     tma_stores_issued: bool,
@@ -553,6 +557,7 @@ pub fn emit(
         waited_by_loop: Default::default(),
         tma_store_ops: Vec::new(),
         tma_store_staging: None,
+        tma_store_staging_stride: 0,
         tma_stores_issued: false,
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
@@ -565,12 +570,21 @@ pub fn emit(
     // The TMA stores' staging buffer follows, 1024-byte aligned for the
     // 128-byte swizzle, and the scratch area it (the scratch stays free
     // for other phases while a store still reads the buffer).
+    // Partitions that take turns with each other each have their own
+    // scratch area and staging buffer.
+    let mut scratch_copies = 1;
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { .. } = func.ops[op].kind {
+            scratch_copies = aref_lower::scratch_owners(func, op).len().max(1) as u32;
+        }
+    });
     if tma_store {
         e.tma_store_ops = tma_store_lower::tma_stores(func, axis);
         if let Some(bytes) = e.tma_store_ops.iter().map(|(_, s)| s.staging_bytes).max() {
             let at = e.operand_buffer_bytes.div_ceil(1024) * 1024;
             e.tma_store_staging = Some(at);
-            e.operand_buffer_bytes = (at + bytes).div_ceil(1024) * 1024;
+            e.tma_store_staging_stride = bytes.div_ceil(1024) * 1024;
+            e.operand_buffer_bytes = at + e.tma_store_staging_stride * scratch_copies;
         }
     }
     let num_threads = kernel_threads(func);
@@ -644,6 +658,16 @@ pub fn emit(
     )
     .unwrap();
     cuda.push_str(PRELUDE);
+    // The scratch area's copies (`aref_lower::scratch_owners`), 128-byte
+    // aligned.
+    let scratch_stride = e.smem_bytes.div_ceil(128) * 128;
+    if scratch_copies > 1 {
+        writeln!(
+            cuda,
+            "static constexpr unsigned tw_scratch_stride = {scratch_stride}u;"
+        )
+        .unwrap();
+    }
     let bounds = if e.rings.is_empty() {
         if e.tma_store_staging.is_some() {
             cuda.push_str(aref_lower::TMAP_TYPE);
@@ -690,7 +714,12 @@ pub fn emit(
     cuda.push_str("}\n");
     Ok(Emitted {
         cuda,
-        smem_bytes: e.operand_buffer_bytes + e.smem_bytes,
+        smem_bytes: e.operand_buffer_bytes
+            + if scratch_copies > 1 {
+                scratch_stride * scratch_copies
+            } else {
+                e.smem_bytes
+            },
         tensor_maps: e.tensor_maps,
         device_map_workspace,
         num_threads,

@@ -278,7 +278,8 @@ impl Emitter<'_> {
         let (desc, val) = (data.operands[0], data.operands[1]);
         let staging = self.tma_store_staging.ok_or_else(|| {
             unsupported(data.loc, "internal: a TMA store without a staging buffer")
-        })?;
+        })? + self.partition.map_or(0, |p| p.scratch_slot)
+            * self.tma_store_staging_stride;
         let tile = self.ty(val).shape().to_vec();
         let rows = shape.rows;
         let eb = self.scalar_of(val).byte_size();

@@ -444,6 +444,36 @@ impl Function {
         new
     }
 
+    /// The partitions of `ws` op `ws` that take turns with each other as
+    /// whole partitions (tile ping-pong: one consumer warpgroup per tile,
+    /// two on alternate tiles): its partitions of one warpgroup (4 warps)
+    /// that have turn ops, in order, when there are two or more; empty
+    /// otherwise. They take turns in that order, the first one first, and
+    /// an aref they get from is *dealt* between them: each iteration is got
+    /// and released by exactly one of them (`tawa-aref` docs). A partition
+    /// of several warpgroups takes turns among its own warpgroups instead.
+    pub fn turn_partitions(&self, ws: Op) -> Vec<usize> {
+        let OpKind::WarpSpecialize { partitions } = &self.ops[ws].kind else {
+            return Vec::new();
+        };
+        let takers: Vec<usize> = partitions
+            .iter()
+            .zip(&self.ops[ws].regions)
+            .enumerate()
+            .filter(|(_, (p, &region))| {
+                let mut turns = false;
+                self.walk_block(region, &mut |o| turns |= self.ops[o].kind.is_turn());
+                p.num_warps == 4 && turns
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if takers.len() >= 2 {
+            takers
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Sets the source name of a value (for printing).
     pub fn set_name(&mut self, v: Value, name: impl Into<String>) {
         self.values[v].name = Some(name.into());

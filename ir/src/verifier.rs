@@ -83,7 +83,11 @@
 //!     producer may already be refilling it.
 //! 14. Ping-pong turns: `turn.take` and `turn.pass` have no operands or
 //!     results and sit inside a partition of at least two warpgroups
-//!     (8 warps). In every block they alternate, take first, and a block
+//!     (8 warps), whose warpgroups take turns, or inside one of two or more
+//!     one-warpgroup partitions of a `ws` op that have turn ops, which take
+//!     turns with each other (`Function::turn_partitions`: tile ping-pong,
+//!     where the partitions run different tiles and the one with more
+//!     tiles takes its last turns alone). In every block they alternate, take first, and a block
 //!     ends with its last turn passed; no region nested between a take and
 //!     its pass has turn ops. Every warpgroup then takes and passes the
 //!     same number of turns in the same order wherever control flow is
@@ -452,16 +456,21 @@ impl Verifier<'_> {
             }
             OpKind::TurnTake | OpKind::TurnPass => {
                 let warps = inside.and_then(|(ws, i)| match &self.f.ops[ws].kind {
-                    OpKind::WarpSpecialize { partitions } => partitions.get(i).map(|p| p.num_warps),
+                    OpKind::WarpSpecialize { partitions } => partitions.get(i).map(|p| {
+                        let with_others = self.f.turn_partitions(ws).contains(&i);
+                        (p.num_warps, with_others)
+                    }),
                     _ => None,
                 });
                 match warps {
                     None => self.error(Some(op), "turn op outside every ws partition"),
-                    Some(w) if w < 8 => self.error(
+                    Some((_, true)) => {}
+                    Some((w, false)) if w < 8 => self.error(
                         Some(op),
                         format!(
                             "turn op in a partition of {w} warps: turns alternate between \
-                             warpgroups, and it has one"
+                             warpgroups, and it has one (and no other one-warpgroup partition \
+                             of its ws op takes turns)"
                         ),
                     ),
                     Some(_) => {}

@@ -39,6 +39,10 @@
 //! is an `i32` counter carried through all of them (from 0), so that it
 //! keeps counting across tiles and loops as the aref contract asks.
 //!
+//! A tile loaded once per tile before the split loops and read only by
+//! their dots (attention's `q`) goes to the producer as well, through a
+//! one-slot aref of its own that counts tiles ([`per_tile_copies`]).
+//!
 //! The loads are moved as they are. In the driver's pipeline they are
 //! already `desc_load`s of host-built descriptors (`tma_lower`), which the
 //! backend issues as TMA copies; the plan passed in is limited to those.
@@ -49,6 +53,8 @@ use tawa_ir::function::{Block, Op, Value};
 use tawa_ir::{BinaryOp, ConstValue, Function, Loc, OpKind, Partition, Type};
 
 use crate::tma_infer::TmaPlan;
+
+mod per_tile_copies;
 
 /// Shape of the warp-specialized kernel.
 #[derive(Clone, Debug)]
@@ -62,6 +68,11 @@ pub struct WsOptions {
     /// when the partitions would not fit the register file.
     pub producer_regs: u32,
     pub consumer_regs: u32,
+    /// Whether the producer also copies the tiles loaded once per tile
+    /// before the split loops and read only by their dots (attention's
+    /// `q`), through a one-slot aref of their own (`per_tile_copies`); off, the
+    /// consumer loads them.
+    pub per_tile_copies: bool,
 }
 
 impl Default for WsOptions {
@@ -71,6 +82,7 @@ impl Default for WsOptions {
             producer_warps: 4,
             producer_regs: 40,
             consumer_regs: 248,
+            per_tile_copies: true,
         }
     }
 }
@@ -137,6 +149,8 @@ pub fn warp_specialize_with_copies(
         loops: Vec::new(),
         enclosing: Vec::new(),
         full_control: false,
+        per_tile: None,
+        tile_ring: Default::default(),
     };
     let mut buffers: Option<Vec<Type>> = None;
     for op in loops {
@@ -179,7 +193,16 @@ pub fn warp_specialize_with_copies(
     .loc;
     let budgets = register_budgets(func.attrs.num_warps, opts)
         .map_err(|message| PartitionError { loc, message })?;
-    Ok(split.build(func, opts, budgets).map(|ws| compact(&ws)))
+    if opts.per_tile_copies && !split.full_control {
+        split.per_tile = per_tile_copies::find(func, plan, &split.loops, &split.enclosing);
+    }
+    let mut ws = split.build(func, opts, budgets);
+    // A per-tile copy whose address the producer cannot recompute stays
+    // in the consumer.
+    if ws.is_none() && split.per_tile.take().is_some() {
+        ws = split.build(func, opts, budgets);
+    }
+    Ok(ws.map(|ws| compact(&ws)))
 }
 
 /// Warps of one CTA, the hardware's limit.
@@ -274,6 +297,11 @@ struct WsSplit {
     /// assuming, as for the tiles it copies, that the kernel does not
     /// write them.
     full_control: bool,
+    /// The tiles copied once per tile into a one-slot aref of their own.
+    per_tile: Option<per_tile_copies::PerTile>,
+    /// While a partition is emitted: that aref and its index in the
+    /// current tile.
+    tile_ring: std::cell::Cell<(Option<Value>, Option<Value>)>,
 }
 
 /// The producer/consumer division of one loop.
@@ -286,6 +314,17 @@ struct LoopSplit {
     /// Iteration-argument indices (0-based, after the induction variable)
     /// the producer carries.
     producer_carried: Vec<usize>,
+}
+
+/// Whether an op of this kind writes global memory.
+fn writes_memory(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::Store { .. }
+            | OpKind::DescStore
+            | OpKind::AtomicRmw { .. }
+            | OpKind::AtomicCas { .. }
+    )
 }
 
 /// Every value `op` and the ops of its regions read.
@@ -330,13 +369,7 @@ impl LoopSplit {
         // loop, are assumed not to alias the tiles loaded, as in Tawa.)
         let mut writes = false;
         func.walk_block(loop_body, &mut |op| {
-            writes |= matches!(
-                func.ops[op].kind,
-                OpKind::Store { .. }
-                    | OpKind::DescStore
-                    | OpKind::AtomicRmw { .. }
-                    | OpKind::AtomicCas { .. }
-            );
+            writes |= writes_memory(&func.ops[op].kind)
         });
         if writes {
             return None;
@@ -442,6 +475,24 @@ impl WsSplit {
             loc,
         );
         out.set_name(ring, "ring");
+        if let Some(per_tile) = &self.per_tile {
+            let buffers = per_tile
+                .loads
+                .iter()
+                .map(|&l| func.ty(func.ops[l].results[0]).clone())
+                .collect();
+            let tile_ring = out.append_value(
+                out.body,
+                OpKind::ArefCreate,
+                vec![],
+                Type::Aref { depth: 1, buffers },
+                func.ops[per_tile.loads[0]].loc,
+            );
+            let tile = func.ops[per_tile.loads[0]].results[0];
+            let name = func.values[tile].name.as_deref().unwrap_or("tile");
+            out.set_name(tile_ring, format!("ring_{name}"));
+            self.tile_ring.set((Some(tile_ring), None));
+        }
         let body_ops = &func.blocks[func.body].ops;
 
         let mut blocks = Vec::new();
@@ -529,6 +580,11 @@ impl WsSplit {
             ) {
                 continue;
             }
+            let per_tile = self.per_tile.as_ref().filter(|p| p.block == old);
+            if per_tile.is_some_and(|p| p.loads.contains(&op)) {
+                self.per_tile_copy(func, op, out, block, map, role)?;
+                continue;
+            }
             if let Some(split) = self.loops.iter().find(|l| l.the_loop == op) {
                 counter = match role {
                     Role::Producer => split.producer_loop(func, out, block, map, ring, counter)?,
@@ -550,8 +606,81 @@ impl WsSplit {
             {
                 clone_if_available(func, op, out, block, map);
             }
+            if role == Role::Consumer && per_tile.is_some_and(|p| p.last_reader == op) {
+                let (Some(ring), Some(index)) = self.tile_ring.get() else {
+                    return None;
+                };
+                let loc = func.ops[op].loc;
+                out.append_op(
+                    block,
+                    OpKind::ArefConsumed,
+                    vec![ring, index],
+                    vec![],
+                    vec![],
+                    loc,
+                );
+            }
         }
         Some(counter)
+    }
+
+    /// A per-tile load (`per_tile_copies`) in the `role` partition: the producer
+    /// copies it and, at the last one, puts them all; the consumer gets
+    /// them there.
+    fn per_tile_copy(
+        &self,
+        func: &Function,
+        op: Op,
+        out: &mut Function,
+        block: Block,
+        map: &mut HashMap<Value, Value>,
+        role: Role,
+    ) -> Option<()> {
+        let per_tile = self.per_tile.as_ref()?;
+        let (Some(ring), _) = self.tile_ring.get() else {
+            return None;
+        };
+        if role == Role::Producer {
+            if func.ops[op].operands.iter().any(|v| !map.contains_key(v)) {
+                return None;
+            }
+            clone_op(func, op, out, block, map);
+        }
+        if Some(&op) != per_tile.loads.last() {
+            return Some(());
+        }
+        let index = per_tile_copies::tile_index(func, per_tile, out, block, map)?;
+        self.tile_ring.set((Some(ring), Some(index)));
+        let loc = func.ops[op].loc;
+        let tiles: Vec<Value> = per_tile
+            .loads
+            .iter()
+            .map(|&l| func.ops[l].results[0])
+            .collect();
+        match role {
+            Role::Producer => {
+                let mut operands = vec![ring, index];
+                operands.extend(tiles.iter().map(|t| map[t]));
+                out.append_op(block, OpKind::ArefPut, operands, vec![], vec![], loc);
+            }
+            Role::Consumer => {
+                let types = tiles.iter().map(|&t| func.ty(t).clone()).collect();
+                let get = out.append_op(
+                    block,
+                    OpKind::ArefGet,
+                    vec![ring, index],
+                    types,
+                    vec![],
+                    loc,
+                );
+                for (k, &t) in tiles.iter().enumerate() {
+                    let new = out.ops[get].results[k];
+                    copy_name(func, t, out, new);
+                    map.insert(t, new);
+                }
+            }
+        }
+        Some(())
     }
 
     /// A fresh aref counter (0) in `block` when none runs yet.

@@ -18,6 +18,15 @@
 //! Shared memory is the backend's business, so the driver measures it and
 //! passes a [`SmemModel`]: what the kernel needs besides the rings, and
 //! what one more slot of every ring costs.
+//!
+//! A ring put once per iteration of a loop around the loops that put the
+//! others ([`one_slot_rings`]: attention's `q`, one copy per tile of a
+//! persistent kernel) keeps its one slot whatever `num_stages` or
+//! `--aref-depth` say: the consumer holds it through all the inner loops
+//! of a tile and releases it after them, so the producer copies the next
+//! tile's while the consumer runs its epilogue, and a second slot would
+//! take shared memory the streaming rings need for their depth. Its bytes
+//! are part of the model's `fixed` share.
 
 use tawa_ir::{Function, Loc, OpKind, Type};
 
@@ -92,10 +101,65 @@ fn aref_creates(func: &Function) -> Vec<tawa_ir::function::Op> {
     creates
 }
 
-/// Gives every aref ring of `func` `depth` slots.
+/// How many `for` loops enclose `op`.
+fn loop_depth(func: &Function, op: tawa_ir::function::Op) -> usize {
+    let mut depth = 0;
+    let mut cur = op;
+    while let Some(parent) = func.block_of(cur).and_then(|b| func.blocks[b].parent) {
+        depth += usize::from(matches!(func.ops[parent].kind, OpKind::For(_)));
+        cur = parent;
+    }
+    depth
+}
+
+/// The rings whose puts all sit in fewer loops than another ring's: put
+/// once per iteration of an outer loop (a tile) around the inner loops
+/// that stream the others. They keep one slot (module docs).
+pub fn one_slot_rings(func: &Function) -> Vec<tawa_ir::Value> {
+    let mut deepest_put: Vec<(tawa_ir::Value, usize)> = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if matches!(data.kind, OpKind::ArefPut) {
+            let (ring, depth) = (data.operands[0], loop_depth(func, op));
+            match deepest_put.iter_mut().find(|(r, _)| *r == ring) {
+                Some((_, d)) => *d = (*d).max(depth),
+                None => deepest_put.push((ring, depth)),
+            }
+        }
+    });
+    let deepest = deepest_put.iter().map(|&(_, d)| d).max().unwrap_or(0);
+    deepest_put
+        .into_iter()
+        .filter(|&(_, d)| d < deepest)
+        .map(|(r, _)| r)
+        .collect()
+}
+
+/// Bytes of one slot of `ring` (each buffer in whole KiB, as the backend
+/// lays them out).
+fn slot_bytes(func: &Function, ring: tawa_ir::Value) -> u64 {
+    let Type::Aref { buffers, .. } = func.ty(ring) else {
+        return 0;
+    };
+    buffers
+        .iter()
+        .map(|t| {
+            let elem = t.scalar_type().map_or(4, |s| s.byte_size()) as u64;
+            let bytes = t.shape().iter().fold(elem, |n, &d| n * d as u64);
+            bytes.div_ceil(1024) * 1024
+        })
+        .sum()
+}
+
+/// Gives every aref ring of `func` but the one-slot ones
+/// ([`one_slot_rings`]) `depth` slots.
 pub fn set_depths(func: &mut Function, depth: u32) {
+    let one_slot = one_slot_rings(func);
     for op in aref_creates(func) {
         let ring = func.ops[op].results[0];
+        if one_slot.contains(&ring) {
+            continue;
+        }
         if let Type::Aref { depth: d, .. } = &mut func.values[ring].ty {
             *d = depth;
         }
@@ -110,6 +174,7 @@ pub fn choose_aref_depths(
     slack: Slack,
     schedule: &mut Schedule,
 ) -> Result<(), PipelineError> {
+    let one_slot = one_slot_rings(func);
     let creates = aref_creates(func);
     if creates.is_empty() {
         return Ok(());
@@ -168,27 +233,59 @@ pub fn choose_aref_depths(
             }
         }
     };
+    let name_of = |func: &Function, ring: tawa_ir::Value| {
+        func.values[ring]
+            .name
+            .clone()
+            .unwrap_or_else(|| "ring".into())
+    };
+    let one_slot_bytes: u64 = one_slot.iter().map(|&r| slot_bytes(func, r)).sum();
+    let one_slot_names: Vec<String> = one_slot
+        .iter()
+        .map(|&r| format!("%{}", name_of(func, r)))
+        .collect();
     let usage = match smem.and_then(|m| m.bytes(depth).map(|b| (m, b))) {
-        Some((m, b)) => format!(
-            "; {} of shared memory ({} a slot, {} else), {} at most",
-            kib(b),
-            kib(m.per_slot as u64),
-            kib(m.fixed as u64),
-            kib(m.limit as u64)
-        ),
+        Some((m, b)) => {
+            let of_which = if one_slot.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", of which {} the one slot of {}",
+                    kib(one_slot_bytes),
+                    one_slot_names.join(", ")
+                )
+            };
+            format!(
+                "; {} of shared memory ({} a slot, {} else{of_which}), {} at most",
+                kib(b),
+                kib(m.per_slot as u64),
+                kib(m.fixed as u64),
+                kib(m.limit as u64)
+            )
+        }
         None => String::new(),
     };
     set_depths(func, depth);
     for op in creates {
         let ring = func.ops[op].results[0];
-        let name = func.values[ring]
-            .name
-            .clone()
-            .unwrap_or_else(|| "ring".into());
-        schedule.note(
-            func.ops[op].loc,
-            format!("aref %{name}: depth {depth} (from {why}){usage}"),
-        );
+        let name = name_of(func, ring);
+        let text = if one_slot.contains(&ring) {
+            format!(
+                "aref %{name}: depth 1, whatever num_stages or --aref-depth say: put once per \
+                 iteration of the loop around the loops that stream the other rings (a tile's \
+                 operand) and released after them: the producer copies the next tile's as \
+                 soon as the consumer's loops are done with this one, while the consumer runs \
+                 its epilogue (a second slot would copy it a whole tile earlier for {slot} more \
+                 shared memory); its dots read the slot in place (wgmma's shared-memory \
+                 operand, as the consumer's own buffer was: the backend keeps only a dot's \
+                 result, attention's p, in registers for wgmma's register-A form); {slot} a \
+                 slot, counted with the other shared memory",
+                slot = kib(slot_bytes(func, ring))
+            )
+        } else {
+            format!("aref %{name}: depth {depth} (from {why}){usage}")
+        };
+        schedule.note(func.ops[op].loc, text);
     }
     Ok(())
 }

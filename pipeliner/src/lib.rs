@@ -33,6 +33,13 @@
 //!   chain overlaps the other's tensor-core groups (`--no-pingpong` turns
 //!   it off).
 //!
+//! - [`tile_pingpong`]: CUTLASS's ping-pong consumers for a persistent
+//!   GEMM: two consumer warpgroups on alternate tiles, one ring dealt
+//!   between them, taking turns over the mainloop so that one's epilogue
+//!   overlaps the other's (`--tile-pingpong`; the driver runs it on the
+//!   partitioner's split, before shared memory is measured, since each
+//!   consumer then has its own scratch).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -49,6 +56,7 @@ pub mod mma_pipeline;
 pub mod persistent;
 pub mod pingpong;
 pub mod software_pipeline;
+pub mod tile_pingpong;
 
 use tawa_ir::{Function, OpKind};
 
@@ -87,12 +95,23 @@ pub struct PipelineOptions {
     /// their tensor-core groups where the loop computes beside them
     /// ([`pingpong`]). On by default; `--no-pingpong` turns it off.
     pub pingpong: bool,
+    /// Give a persistent GEMM two consumer warpgroups on alternate tiles
+    /// that take turns over the mainloop ([`tile_pingpong`]) where the
+    /// tile fits one warpgroup. Off by default (`--tile-pingpong` turns it
+    /// on) until the H100 measures it against the cooperative split.
+    pub tile_pingpong: bool,
     /// Write tile stores that a TMA store can express back with TMA
     /// (`tawa_partitioner::tma_store` rewrites them into `desc_store`s,
     /// the backend stages them in shared memory and issues
     /// `cp.async.bulk.tensor` stores). On by default; `--no-tma-store`
     /// keeps every store element-wise (`st.global`), for ablations.
     pub tma_store: bool,
+    /// Let the producer copy a tile's operand that the consumer's loops
+    /// read but the kernel loads once per tile (attention's `q`), through
+    /// a one-slot aref of its own (`tawa_partitioner`'s per-tile copies).
+    /// On by default; `--no-per-tile-copies` leaves the load in the
+    /// consumer (the ablation baseline).
+    pub per_tile_copies: bool,
 }
 
 impl Default for PipelineOptions {
@@ -104,7 +123,9 @@ impl Default for PipelineOptions {
             persistent: true,
             coarse_pipeline: true,
             pingpong: true,
+            tile_pingpong: false,
             tma_store: true,
+            per_tile_copies: true,
         }
     }
 }

@@ -82,9 +82,12 @@ pub fn pipeline_mmas(func: &mut Function, mma_depth: u32, schedule: &mut Schedul
             }
         }
     });
+    // A tile loop's get of a one-slot ring (a tile's operand) is not a
+    // slot the loop streams.
+    let one_slot = crate::aref_depth::one_slot_rings(func);
     for l in loops {
         let loc = func.ops[l].loc;
-        match candidate(func, l) {
+        match candidate(func, l, &one_slot) {
             Ok(None) => {}
             Err(why) => schedule.note(loc, format!("loop: no MMA pipelining: {why}")),
             Ok(Some(c)) => {
@@ -125,21 +128,27 @@ pub fn pipeline_mmas(func: &mut Function, mma_depth: u32, schedule: &mut Schedul
 /// The loop's MMA-pipelining candidate: `Ok(None)` when it gets no slot
 /// (not a consumer loop), `Err` with the reason when it gets one but does
 /// not qualify.
-fn candidate(func: &Function, the_loop: Op) -> Result<Option<Candidate>, String> {
+fn candidate(
+    func: &Function,
+    the_loop: Op,
+    one_slot: &[Value],
+) -> Result<Option<Candidate>, String> {
     let g = LoopGraph::of_loop(func, the_loop);
     let body = g.body;
     let ops = &func.blocks[body].ops;
+    let streamed = |o: Op| {
+        matches!(func.ops[o].kind, OpKind::ArefGet | OpKind::ArefConsumed)
+            && !one_slot.contains(&func.ops[o].operands[0])
+    };
     let gets: Vec<Op> = ops
         .iter()
         .copied()
-        .filter(|&o| matches!(func.ops[o].kind, OpKind::ArefGet))
+        .filter(|&o| streamed(o) && matches!(func.ops[o].kind, OpKind::ArefGet))
         .collect();
     let nested_aref_op = ops.iter().any(|&o| {
         let mut found = false;
         for &r in &func.ops[o].regions {
-            func.walk_block(r, &mut |i| {
-                found |= matches!(func.ops[i].kind, OpKind::ArefGet | OpKind::ArefConsumed);
-            });
+            func.walk_block(r, &mut |i| found |= streamed(i));
         }
         found
     });
