@@ -430,6 +430,7 @@ fn upstream_tutorials_tile_pingpong_on_the_simulator() {
             "09-persistent-matmul--naive/ragged_m",
             "09-persistent-matmul--tma/ragged",
             "09-persistent-matmul--tma-persistent/ragged_few_programs",
+            "09-persistent-matmul--tma-persistent/ragged_subtiled",
         ]
     );
 }
