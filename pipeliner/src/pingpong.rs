@@ -195,21 +195,26 @@ fn plan(func: &Function, l: Op) -> Plan {
 /// tensor-core work), the kind of work the turns overlap.
 fn computes_on_tiles(func: &Function, op: Op) -> bool {
     let data = &func.ops[op];
-    let tile = data
+    yields_tile(func, op)
+        && matches!(
+            data.kind,
+            OpKind::Binary(_)
+                | OpKind::Unary(_)
+                | OpKind::Fma
+                | OpKind::Cmp(_)
+                | OpKind::Select
+                | OpKind::Cast { .. }
+                | OpKind::Reduce { .. }
+                | OpKind::Scan { .. }
+        )
+}
+
+/// Whether `op`'s first result is a tile (a tensor value).
+pub(crate) fn yields_tile(func: &Function, op: Op) -> bool {
+    func.ops[op]
         .results
         .first()
-        .is_some_and(|&r| matches!(func.ty(r), Type::Tensor { .. }));
-    tile && matches!(
-        data.kind,
-        OpKind::Binary(_)
-            | OpKind::Unary(_)
-            | OpKind::Fma
-            | OpKind::Cmp(_)
-            | OpKind::Select
-            | OpKind::Cast { .. }
-            | OpKind::Reduce { .. }
-            | OpKind::Scan { .. }
-    )
+        .is_some_and(|&r| matches!(func.ty(r), Type::Tensor { .. }))
 }
 
 /// Inserts a turn op just before (`offset` 0) or after (1) `at` in `body`.

@@ -184,19 +184,15 @@ fn hoistable(func: &Function, body: Block, v: Value) -> bool {
 
 /// Whether `op` computes on tiles beside the mainloop's dots.
 fn computes_on_tiles(func: &Function, op: Op) -> bool {
-    let data = &func.ops[op];
-    let tile = data
-        .results
-        .first()
-        .is_some_and(|&r| matches!(func.ty(r), Type::Tensor { .. }));
-    tile && !matches!(
-        data.kind,
-        OpKind::Dot { .. }
-            | OpKind::DotWait { .. }
-            | OpKind::ArefGet
-            | OpKind::Trans { .. }
-            | OpKind::Constant(_)
-    )
+    crate::pingpong::yields_tile(func, op)
+        && !matches!(
+            func.ops[op].kind,
+            OpKind::Dot { .. }
+                | OpKind::DotWait { .. }
+                | OpKind::ArefGet
+                | OpKind::Trans { .. }
+                | OpKind::Constant(_)
+        )
 }
 
 fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
@@ -332,7 +328,7 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
              slots without computing the other's tile"
         ));
     }
-    if !const_int(func, bounds[2]).is_some_and(|s| s > 0) {
+    if const_int(func, bounds[2]).is_none_or(|s| s <= 0) {
         return Err("the K loop's step is not a positive constant".into());
     }
     let index_ty = func.ty(bounds[0]).clone();
