@@ -483,17 +483,15 @@ fn warp_specialize_with(
     let (mut ws, mut stores) = ws;
     // Tile ping-pong first: it changes what shared memory the consumers
     // need (each has its own scratch and TMA-store staging).
-    let mut consumers = tawa_pipeliner::Schedule::default();
-    let split_consumers = |ws: &mut Function, notes: &mut tawa_pipeliner::Schedule| {
+    let split_consumers = |ws: &mut Function| -> Result<tawa_pipeliner::Schedule, WsError> {
+        let mut notes = tawa_pipeliner::Schedule::default();
         if opts.tile_pingpong {
-            *notes = tawa_pipeliner::Schedule::default();
-            tawa_pipeliner::tile_pingpong::tile_pingpong(ws, notes);
-            check_pass("tile_pingpong", ws)
-        } else {
-            Ok(())
+            tawa_pipeliner::tile_pingpong::tile_pingpong(ws, &mut notes);
+            check_pass("tile_pingpong", ws)?;
         }
+        Ok(notes)
     };
-    split_consumers(&mut ws, &mut consumers)?;
+    let mut consumers = split_consumers(&mut ws)?;
     let mut tma_store = opts.tma_store;
     let mut smem = measure_shared_memory(path, &ws, tma_store);
     // A TMA store's staging buffer is shared memory the rings cannot
@@ -506,8 +504,7 @@ fn warp_specialize_with(
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
         if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies) {
-            let mut plain_consumers = tawa_pipeliner::Schedule::default();
-            split_consumers(&mut plain, &mut plain_consumers)?;
+            let plain_consumers = split_consumers(&mut plain)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
                 if with.max_depth() < room {

@@ -111,17 +111,16 @@ pub fn pipeline_mmas(func: &mut Function, mma_depth: MmaDepth, schedule: &mut Sc
     // A tile loop's get of a one-slot ring (a tile's operand) is not a
     // slot the loop streams.
     let one_slot = crate::aref_depth::one_slot_rings(func);
-    let how = mma_depth;
-    for (l, mma_depth, groups) in loops {
+    for (l, depth, groups) in loops {
         let loc = func.ops[l].loc;
         match candidate(func, l, &one_slot) {
             Ok(None) => {}
             Err(why) => schedule.note(loc, format!("loop: no MMA pipelining: {why}")),
             Ok(Some(c)) => {
-                let p = mma_depth.min(c.ring_depth - 1);
+                let p = depth.min(c.ring_depth - 1);
                 if p == 0 {
-                    let why = match how {
-                        _ if mma_depth > 0 => format!(
+                    let why = match mma_depth {
+                        _ if depth > 0 => format!(
                             "the aref ring has {} slot(s); keeping a group in flight needs more",
                             c.ring_depth
                         ),
