@@ -2993,7 +2993,7 @@ impl<'f> Emitter<'f> {
         };
         let pack = |i: u32| {
             format!(
-                "((unsigned){a_base}[pa_ + {}] | ((unsigned){a_base}[pa_ + {}] << 16))",
+                "tw_pack2({a_base}[pa_ + {}], {a_base}[pa_ + {}])",
                 2 * i,
                 2 * i + 1
             )
@@ -3568,8 +3568,11 @@ static __device__ __forceinline__ tw_f16 tw_f2h(float f) {
 // of a register tile to f16/bf16 uses pairwise, also leaving the halves
 // packed as WGMMA's register operand and 32-bit stores read them.
 static __device__ __forceinline__ void tw_f2h2(float lo, float hi, tw_f16& a, tw_f16& b) {
-  unsigned r; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  a = (tw_f16)(r & 0xffffu); b = (tw_f16)(r >> 16);
+  asm("{\n.reg .b32 r;\ncvt.rn.f16x2.f32 r, %3, %2;\nmov.b32 {%0, %1}, r;\n}" : "=h"(a), "=h"(b) : "f"(lo), "f"(hi));
+}
+// Two 16-bit values as one 32-bit register (`lo` in the low half).
+static __device__ __forceinline__ unsigned tw_pack2(unsigned short lo, unsigned short hi) {
+  unsigned r; asm("mov.b32 %0, {%1, %2};" : "=r"(r) : "h"(lo), "h"(hi)); return r;
 }
 static __device__ __forceinline__ float tw_ex2(float x) {
   float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
@@ -3587,8 +3590,7 @@ static __device__ __forceinline__ tw_bf16 tw_f2b(float f) {
   tw_bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
 }
 static __device__ __forceinline__ void tw_f2b2(float lo, float hi, tw_bf16& a, tw_bf16& b) {
-  unsigned r; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  a = (tw_bf16)(r & 0xffffu); b = (tw_bf16)(r >> 16);
+  asm("{\n.reg .b32 r;\ncvt.rn.bf16x2.f32 r, %3, %2;\nmov.b32 {%0, %1}, r;\n}" : "=h"(a), "=h"(b) : "f"(lo), "f"(hi));
 }
 static __device__ __forceinline__ float tw_e4m3_2f(tw_e4m3 x) {
   unsigned r; asm("{ .reg .b16 t; mov.b16 t, %1; cvt.rn.f16x2.e4m3x2 %0, t; }" : "=r"(r) : "h"((unsigned short)x));
