@@ -191,7 +191,11 @@ fn scalar_expr(
                 BinaryOp::Add => wrap("+"),
                 BinaryOp::Sub => wrap("-"),
                 BinaryOp::Mul => wrap("*"),
-                BinaryOp::Div => format!("({x} / {y})"),
+                // Triton's `/` on f32 is `div.full.f32` (2 ulp, one MUFU.RCP
+                // and a multiply, no slow path); `div_rn` is IEEE's.
+                BinaryOp::Div if t == ScalarType::F64 || !isf => format!("({x} / {y})"),
+                BinaryOp::Div => format!("tw_div_full({x}, {y})"),
+                BinaryOp::DivRn => format!("({x} / {y})"),
                 BinaryOp::IDiv => format!("({x} / {y})"),
                 BinaryOp::Rem if isf => format!("{}({x}, {y})", float_fn("fmod", t)),
                 BinaryOp::Rem => format!("({x} % {y})"),
@@ -3573,6 +3577,9 @@ static __device__ __forceinline__ void tw_f2h2(float lo, float hi, tw_f16& a, tw
 // Two 16-bit values as one 32-bit register (`lo` in the low half).
 static __device__ __forceinline__ unsigned tw_pack2(unsigned short lo, unsigned short hi) {
   unsigned r; asm("mov.b32 %0, {%1, %2};" : "=r"(r) : "h"(lo), "h"(hi)); return r;
+}
+static __device__ __forceinline__ float tw_div_full(float x, float y) {
+  float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y)); return r;
 }
 static __device__ __forceinline__ float tw_ex2(float x) {
   float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
