@@ -495,8 +495,10 @@ fn warp_specialize_with(
     let mut tma_store = opts.tma_store;
     let mut smem = measure_shared_memory(path, &ws, tma_store);
     // A TMA store's staging buffer is shared memory the rings cannot
-    // have: where it would cost the ring a slot it needs (attention's O,
-    // stored once after a long loop), the stores stay element-wise.
+    // have: where it would cost the ring a slot it needs (a GEMM's,
+    // whose slots each feed a few hundred tensor-core cycles), the stores
+    // stay element-wise; where one slot ahead covers a copy (attention's
+    // two dots a slot), the staging buffer wins.
     // The split without TMA stores is made only when the ring falls short
     // with them (most kernels reach their depth either way).
     let base = tiled.as_ref().unwrap_or(func);
@@ -507,7 +509,24 @@ fn warp_specialize_with(
             let plain_consumers = split_consumers(&mut plain)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
-                if with.max_depth() < room {
+                // Unless the loop's work per slot covers a copy with one
+                // slot ahead (attention): then two slots lose nothing
+                // and the staging buffer buys the faster epilogue.
+                let covered = with.max_depth() >= 2
+                    && tawa_pipeliner::aref_depth::one_slot_ahead_covers_a_copy(&ws);
+                if covered && with.max_depth() < room {
+                    let flops = tawa_pipeliner::aref_depth::slot_tensor_flops(&ws).unwrap_or(0);
+                    stores.push((
+                        tawa_ir::Loc::UNKNOWN,
+                        format!(
+                            "epilogue: the TMA store's staging buffer leaves room for {} ring \
+                             slot(s) instead of {room}: the loop's dots take {:.1} Mi flops a \
+                             slot, enough for one slot ahead to cover a copy",
+                            with.max_depth(),
+                            flops as f64 / f64::from(1u32 << 20)
+                        ),
+                    ));
+                } else if with.max_depth() < room {
                     stores = vec![(
                         tawa_ir::Loc::UNKNOWN,
                         format!(

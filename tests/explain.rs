@@ -208,12 +208,14 @@ fn explain_says_how_the_epilogue_stores() {
     );
 }
 
-/// A TMA store's staging buffer is shared memory the ring cannot have:
-/// with a 32 KiB operand kept outside the loop and 64 KiB slots, staging
-/// the 128x256 output would leave room for 2 slots where num_stages asks
-/// for 3, so the store stays element-wise; at 2 stages it is a TMA store.
+/// A TMA store's staging buffer is shared memory the ring cannot have.
+/// With a 64x256 operand a slot (4 Mi flops of dots a slot, a GEMM's),
+/// staging the 128x256 output would leave room for 5 slots where
+/// num_stages asks for 6: the store stays element-wise. With 128x256 (8
+/// Mi flops a slot, attention's) one slot ahead covers a copy: the ring
+/// gives up its third slot to the TMA store.
 #[test]
-fn a_tma_store_never_costs_the_ring_a_slot() {
+fn a_tma_store_costs_the_ring_a_slot_only_where_one_slot_ahead_covers_a_copy() {
     let source = r#"import triton
 import triton.language as tl
 
@@ -237,11 +239,12 @@ def q_times_b(q_ptr, b_ptr, o_ptr, M, N,
     let file = dir.join("q_times_b.py");
     std::fs::write(&file, source).unwrap();
     let file = file.display().to_string();
-    let compile = |stages: &str| {
+    let compile = |bk: &str, stages: &str| {
+        let signature = format!("*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, 128, {bk}, 256");
         run(&[
             &file,
             "--signature",
-            "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, 128, 128, 256",
+            &signature,
             "--num-warps",
             "8",
             "--num-stages",
@@ -251,13 +254,13 @@ def q_times_b(q_ptr, b_ptr, o_ptr, M, N,
             "--explain",
         ])
     };
-    let (code, cuda, stderr) = compile("3");
+    let (code, cuda, stderr) = compile("64", "6");
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("aref %ring: depth 3")
+        stderr.contains("aref %ring: depth 6")
             && stderr.contains(
                 "epilogue: stores stay element-wise: a TMA store's staging buffer would leave \
-                 room for 2 ring slot(s) instead of 3"
+                 room for 5 ring slot(s) instead of 6"
             ),
         "{stderr}"
     );
@@ -265,9 +268,17 @@ def q_times_b(q_ptr, b_ptr, o_ptr, M, N,
         !cuda.contains("cp.async.bulk.tensor.2d.global.shared"),
         "a TMA store"
     );
-    let (code, cuda, stderr) = compile("2");
+    let (code, cuda, stderr) = compile("128", "3");
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("epilogue: TMA store of"), "{stderr}");
+    assert!(
+        stderr.contains("aref %ring: depth 2")
+            && stderr.contains("epilogue: TMA store of")
+            && stderr.contains(
+                "the TMA store's staging buffer leaves room for 2 ring slot(s) instead of 3: \
+                 the loop's dots take 8.0 Mi flops a slot"
+            ),
+        "{stderr}"
+    );
     assert!(
         cuda.contains("cp.async.bulk.tensor.2d.global.shared"),
         "no TMA store"

@@ -135,6 +135,60 @@ pub fn one_slot_rings(func: &Function) -> Vec<tawa_ir::Value> {
         .collect()
 }
 
+/// Tensor-core work (flops, 2·M·N·K a dot) a consumer does per slot of
+/// the streaming rings above which one slot ahead covers a TMA copy:
+/// about 1500 cycles of an SM's tensor cores (4096 dense f16 flops a
+/// cycle on the H100), what a copy takes to land under load. Measured on
+/// the H100/H200: tutorial 06's attention at d128 (8 Mi flops a slot, two
+/// dots) runs 3-5% faster with two slots and a TMA-store epilogue than
+/// with three and element-wise stores; the 128x256x64 GEMM (4 Mi flops a
+/// slot) wants its fourth slot (module docs).
+pub const ONE_SLOT_AHEAD_FLOPS: u64 = 6 << 20;
+
+/// The consumer's tensor-core work per ring slot: of the loops that get
+/// from the streaming rings (not [`one_slot_rings`]), each advancing
+/// every ring by one slot an iteration, the least flops (2·M·N·K) of the
+/// dots one iteration runs. `None` without such a loop.
+pub fn slot_tensor_flops(func: &Function) -> Option<u64> {
+    let one_slot = one_slot_rings(func);
+    let mut least: Option<u64> = None;
+    func.walk(&mut |op| {
+        let OpKind::For(_) = func.ops[op].kind else {
+            return;
+        };
+        let mut streams = false;
+        let mut flops = 0u64;
+        for &b in &func.ops[op].regions {
+            for &o in &func.blocks[b].ops {
+                let data = &func.ops[o];
+                match data.kind {
+                    OpKind::ArefGet => streams |= !one_slot.contains(&data.operands[0]),
+                    OpKind::Dot { .. } => {
+                        let out = func.ty(data.results[0]).shape();
+                        let k = func.ty(data.operands[0]).shape().last().copied();
+                        if let ([m, n], Some(k)) = (out, k) {
+                            flops += 2 * u64::from(*m) * u64::from(*n) * u64::from(k);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if streams && flops > 0 {
+            least = Some(least.map_or(flops, |l| l.min(flops)));
+        }
+    });
+    least
+}
+
+/// Whether one slot ahead of the consumer hides a copy in `func`'s
+/// streaming loops ([`ONE_SLOT_AHEAD_FLOPS`]): a ring of two then loses
+/// nothing to one of three, and shared memory may go to something else
+/// (a TMA-store epilogue's staging).
+pub fn one_slot_ahead_covers_a_copy(func: &Function) -> bool {
+    slot_tensor_flops(func).is_some_and(|f| f >= ONE_SLOT_AHEAD_FLOPS)
+}
+
 /// Bytes of one slot of `ring` (each buffer in whole KiB, as the backend
 /// lays them out).
 fn slot_bytes(func: &Function, ring: tawa_ir::Value) -> u64 {
