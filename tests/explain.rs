@@ -52,6 +52,35 @@ fn explain_says_why_a_load_is_not_tma() {
     );
 }
 
+/// A mainloop tile TMA refuses (here: rows not known to be 16 bytes
+/// apart) that the producer's threads copy instead: `--explain` says so,
+/// with the access width and why, the TMA refusal and the source change
+/// that would allow TMA.
+#[test]
+fn explain_says_which_tiles_the_producer_copies() {
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/matmul.py",
+        "--case",
+        "ragged_100",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let b = stderr
+        .lines()
+        .find(|l| l.contains("mainloop: %b: "))
+        .unwrap_or_else(|| panic!("no producer copy line for %b:\n{stderr}"));
+    assert!(
+        b.contains("producer copy (cp.async, 16-byte when each thread's chunks are 16-byte aligned at run time, else 2-byte element copies"),
+        "{b}"
+    );
+    assert!(
+        b.contains("not TMA: the stride of dimension 0 (`%stride_bk`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)"),
+        "{b}"
+    );
+}
+
 #[test]
 fn without_explain_stderr_stays_quiet() {
     let (code, _, stderr) = run(&["triton-examples/kernels/matmul.py", "--case", "square_4096"]);
@@ -152,8 +181,9 @@ fn explain_says_why_a_kernel_stays_plain() {
         why.contains("has 32 rows for 4 warps, too few for wgmma"),
         "{why}"
     );
-    // Row strides not known to be 16-byte multiples: no copies at all.
-    let why = plain("matmul", "ragged_100").expect("a reason");
+    // Base pointers loaded, not known to be aligned: no TMA copies, and
+    // masks that vary within the 16-byte chunks a producer copy moves.
+    let why = plain("grouped_gemm", "four_square").expect("a reason");
     assert!(why.contains("0 of 2 tile loads are TMA copies"), "{why}");
     assert_eq!(plain("fused_attention", "noncausal_d64"), None);
 }
