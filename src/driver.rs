@@ -677,7 +677,7 @@ fn split_or_why(
     // Tiles TMA refused that the producer's threads can copy, when asked
     // (`producer_copy`); TMA stays first.
     let mut copies = if producer_copies {
-        tawa_partitioner::producer_copy::producer_copies(&lowered, &axis, &refused)
+        tawa_partitioner::producer_copy::producer_copies(&lowered, &refused)
     } else {
         Vec::new()
     };

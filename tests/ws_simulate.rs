@@ -112,7 +112,7 @@ impl Pipeline {
             Pipeline::PartitionerOnly => {
                 let axis = axis_info::analyze(plain);
                 let plan = infer_tma(plain, &axis);
-                let copies = producer_copy::producer_copies(plain, &axis, &plan);
+                let copies = producer_copy::producer_copies(plain, &plan);
                 let opts = WsOptions {
                     depth,
                     ..WsOptions::default()

@@ -786,7 +786,10 @@ impl Emitter<'_> {
             }
             let per_chunk = 16 / eb;
             let ptr = data.operands[0];
-            let info = self.axis.get(ptr);
+            // The proven facts, not the kernel's hints: a chunk copied
+            // whole on a run-time alignment check must not straddle a
+            // wrap that a `max_contiguous` hint papers over.
+            let info = self.proven_axis.get(ptr);
             let runs = matches!(
                 (&layout, layout.digits(&shape).first()),
                 (Layout::Blocked(b), Some(d))
@@ -796,7 +799,7 @@ impl Emitter<'_> {
             let contiguous = info.contiguity.get(1).is_some_and(|&c| c % per_chunk == 0);
             let mask_whole = !has_mask
                 || self
-                    .axis
+                    .proven_axis
                     .get(data.operands[1])
                     .constancy
                     .get(1)

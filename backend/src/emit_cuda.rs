@@ -260,6 +260,10 @@ struct Emitter<'f> {
     func: &'f Function,
     layouts: &'f LayoutMap,
     axis: &'f AxisInfoMap,
+    /// The facts without the kernel's hints
+    /// ([`tawa_ir::axis_info::analyze_proven`]): what a vector or copy
+    /// chunk taken on a run-time alignment check rests on.
+    proven_axis: AxisInfoMap,
     source: Option<Vec<String>>,
     out: String,
     indent: usize,
@@ -531,6 +535,7 @@ pub fn emit(
         func,
         layouts,
         axis,
+        proven_axis: tawa_ir::axis_info::analyze_proven(func),
         source: source.map(|s| s.lines().map(str::to_string).collect()),
         out: String::new(),
         indent: 1,
@@ -1755,7 +1760,9 @@ impl<'f> Emitter<'f> {
 
     /// The vector width [`Self::vec_width`] would give `ptr` were its
     /// pointers aligned: how many elements run contiguously in a thread's
-    /// registers (and under one mask value).
+    /// registers (and under one mask value), by the proven facts: a
+    /// `max_contiguous` hint broken at a `% N` wrap would make a vector
+    /// read past the row where the run-time check finds it aligned.
     fn unproven_vec_width(
         &self,
         ptr: Value,
@@ -1772,12 +1779,12 @@ impl<'f> Emitter<'f> {
             return 1;
         }
         let dim = first.dim as usize;
-        let mut info = self.axis.get(ptr).clone();
+        let mut info = self.proven_axis.get(ptr).clone();
         if info.divisibility.len() <= dim {
             return 1;
         }
         info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
-        let minfo = mask.map(|m| self.axis.get(m));
+        let minfo = mask.map(|m| self.proven_axis.get(m));
         let max = first.size.min(16 / elem_bytes.max(1)).max(1);
         vector_width(
             &info,

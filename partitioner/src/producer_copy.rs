@@ -6,7 +6,10 @@
 //! it and it is otherwise a warp-specialization candidate, a 2-D tile
 //! read only as an operand of `dot`s.
 //!
-//! What the copy needs, and what it decides here from the axis facts:
+//! What the copy needs, and what it decides here from the axis facts
+//! the code proves without the kernel's hints (`analyze_proven`: the
+//! run-time check below looks at alignment and masks, so the contiguity
+//! under a chunk must be real, not vouched for):
 //!
 //! - the tile's last dimension is the one its pointers run along
 //!   (`contiguity`), in runs of 16 bytes at least: the slot's swizzle
@@ -82,11 +85,13 @@ pub const CHUNK_BYTES: u32 = 16;
 /// producer copies: plain loads of 2-D pointer tiles that `tma_refusals`
 /// (the TMA inference on the kernel before lowering, by location) refused,
 /// read only as `dot` operands, in the shape [`ProducerCopy`] needs.
-pub fn producer_copies(
-    func: &Function,
-    axis: &AxisInfoMap,
-    tma_refusals: &TmaPlan,
-) -> Vec<ProducerCopy> {
+///
+/// The shape is judged on the facts the code proves without the kernel's
+/// hints ([`tawa_ir::axis_info::analyze_proven`]), the ones the backend
+/// copies by: a 16-byte chunk taken on a run-time alignment check must
+/// not straddle a `% N` wrap that a `max_contiguous` hint papers over.
+pub fn producer_copies(func: &Function, tma_refusals: &TmaPlan) -> Vec<ProducerCopy> {
+    let axis = &tawa_ir::axis_info::analyze_proven(func);
     let mut out = Vec::new();
     func.walk(&mut |op| {
         let data = &func.ops[op];

@@ -30,7 +30,7 @@ fn partition_file_tests() {
         let (name, func) = (&k.name, &k.func);
         let axis = axis_info::analyze(func);
         let plan = infer_tma(func, &axis);
-        let copies = producer_copy::producer_copies(func, &axis, &plan);
+        let copies = producer_copy::producer_copies(func, &plan);
         let ws = warp_specialize_with_copies(
             func,
             &plan,
