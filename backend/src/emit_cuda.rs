@@ -222,6 +222,13 @@ fn scalar_expr(
                 UnaryOp::IsNan => format!("isnan({x})"),
                 UnaryOp::IsInf => format!("isinf({x})"),
                 UnaryOp::Rsqrt => format!("{}({x})", float_fn("rsqrt", t)),
+                // Triton's lowerings on NVIDIA GPUs: `exp2` is libdevice's
+                // `exp2f` under flush-to-zero (one `ex2.approx.ftz.f32`,
+                // one MUFU.EX2), `exp` is `ex2.approx.f32` of `x * log2(e)`.
+                // CUDA's `exp2f` keeps subnormal results at three extra
+                // instructions an element, a fifth of attention's softmax.
+                UnaryOp::Exp2 if t != ScalarType::F64 => format!("tw_ex2({x})"),
+                UnaryOp::Exp if t != ScalarType::F64 => format!("tw_exp({x})"),
                 other => format!("{}({x})", float_fn(other.name(), t)),
             }
         }
@@ -1473,6 +1480,18 @@ impl<'f> Emitter<'f> {
             }
             OpKind::Cast { rounding } => {
                 let a = self.tile(data.operands[0], layout)?;
+                let from = self.elem(data.operands[0]);
+                let pair = match self.elem(r) {
+                    Elem::Scalar(ScalarType::F16) => Some("tw_f2h2"),
+                    Elem::Scalar(ScalarType::BF16) => Some("tw_f2b2"),
+                    _ => None,
+                };
+                if let (Elem::Scalar(ScalarType::F32), Some(pair), Rounding::Rtne, true) =
+                    (from, pair, *rounding, regs % 2 == 0)
+                {
+                    self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; r += 2) {pair}({a}[r], {a}[r + 1], {name}[r], {name}[r + 1]);"));
+                    return Ok(());
+                }
                 let e = cast_c(
                     self.elem(data.operands[0]),
                     self.elem(r),
@@ -3103,7 +3122,7 @@ impl<'f> Emitter<'f> {
         };
         let pack = |i: u32| {
             format!(
-                "((unsigned){a_base}[pa_ + {}] | ((unsigned){a_base}[pa_ + {}] << 16))",
+                "tw_pack2({a_base}[pa_ + {}], {a_base}[pa_ + {}])",
                 2 * i,
                 2 * i + 1
             )
@@ -3404,14 +3423,17 @@ impl<'f> Emitter<'f> {
 /// C expression of the wgmma descriptor of an operand at byte `base` of
 /// shared memory, for the instruction whose first M/N index is `mn0`
 /// (of `mn` in the tile) at the K step whose first K index is `k0`/byte
-/// `kb` (variables of the emitted loop).
+/// `kb` (variables of the emitted loop). The address splits into what
+/// stays the same over the K steps (the tile, the instruction's rows:
+/// `tw_lin` is linear in its line argument) and the K step's offset, a
+/// constant once the K loop is unrolled.
 fn operand_desc(base: &str, smem: OperandSmem, mn0: &str, mn: u32, k: u32, eb: u32) -> String {
     let w = smem.w;
     if smem.mn_major {
         // Lines are K indices: start at line k0, byte mn0 * eb along it.
-        format!("tw_desc_mn(smem_u32 + {base} + tw_lin(k0, ({mn0}) * {eb}, {k}, {w}), {w}, {k})")
+        format!("tw_desc_mn(smem_u32 + {base} + tw_lin(0, ({mn0}) * {eb}, {k}, {w}), k0 * {w}, {w}, {k})")
     } else {
-        format!("tw_desc(smem_u32 + {base} + tw_lin({mn0}, kb, {mn}, {w}), {w})")
+        format!("tw_desc(smem_u32 + {base} + ({mn0}) * {w}, tw_lin(0, kb, {mn}, {w}), {w})")
     }
 }
 
@@ -3671,6 +3693,22 @@ static __device__ __forceinline__ float tw_h2f(tw_f16 h) {
 static __device__ __forceinline__ tw_f16 tw_f2h(float f) {
   tw_f16 h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
 }
+// Two conversions in one instruction (`lo` to the low half): what a cast
+// of a register tile to f16/bf16 uses pairwise, also leaving the halves
+// packed as WGMMA's register operand and 32-bit stores read them.
+static __device__ __forceinline__ void tw_f2h2(float lo, float hi, tw_f16& a, tw_f16& b) {
+  asm("{\n.reg .b32 r;\ncvt.rn.f16x2.f32 r, %3, %2;\nmov.b32 {%0, %1}, r;\n}" : "=h"(a), "=h"(b) : "f"(lo), "f"(hi));
+}
+// Two 16-bit values as one 32-bit register (`lo` in the low half).
+static __device__ __forceinline__ unsigned tw_pack2(unsigned short lo, unsigned short hi) {
+  unsigned r; asm("mov.b32 %0, {%1, %2};" : "=r"(r) : "h"(lo), "h"(hi)); return r;
+}
+static __device__ __forceinline__ float tw_ex2(float x) {
+  float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;
+}
+static __device__ __forceinline__ float tw_exp(float x) {
+  float y; asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 1.4426950408889634f)); return y;
+}
 static __device__ __forceinline__ tw_f16 tw_f2h_rz(float f) {
   tw_f16 h; asm("cvt.rz.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
 }
@@ -3679,6 +3717,9 @@ static __device__ __forceinline__ float tw_b2f(tw_bf16 h) {
 }
 static __device__ __forceinline__ tw_bf16 tw_f2b(float f) {
   tw_bf16 h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+static __device__ __forceinline__ void tw_f2b2(float lo, float hi, tw_bf16& a, tw_bf16& b) {
+  asm("{\n.reg .b32 r;\ncvt.rn.bf16x2.f32 r, %3, %2;\nmov.b32 {%0, %1}, r;\n}" : "=h"(a), "=h"(b) : "f"(lo), "f"(hi));
 }
 static __device__ __forceinline__ float tw_e4m3_2f(tw_e4m3 x) {
   unsigned r; asm("{ .reg .b16 t; mov.b16 t, %1; cvt.rn.f16x2.e4m3x2 %0, t; }" : "=r"(r) : "h"((unsigned short)x));
@@ -3721,27 +3762,27 @@ static __device__ __forceinline__ unsigned tw_swz(unsigned row, unsigned kb, uns
   const unsigned lin = tw_lin(row, kb, rows, w);
   return lin ^ (((lin >> 7) & (w / 16 - 1)) << 4);
 }
-// wgmma shared-memory matrix descriptor for a K-major swizzled tile:
-// the stride byte offset steps 8 lines (one swizzle atom), the leading one
-// is unused.
-static __device__ __forceinline__ unsigned long long tw_desc(unsigned addr, unsigned w) {
-  unsigned long long d = (unsigned long long)((addr & 0x3FFFF) >> 4);
-  d |= (unsigned long long)1 << 16;
-  d |= (unsigned long long)((8 * w) >> 4) << 32;
-  d |= (unsigned long long)(w == 128 ? 1 : (w == 64 ? 2 : 3)) << 62;
-  return d;
+// wgmma shared-memory matrix descriptor for a K-major swizzled tile at
+// byte `off` of a tile at shared address `base`: the stride byte offset
+// steps 8 lines (one swizzle atom), the leading one is unused. Both are
+// 16-byte aligned and their sum is below 2^18 (the shared window), so the
+// 14-bit start address field is (base >> 4) + (off >> 4) with no carry:
+// per instruction of an unrolled K loop, `off` is a constant and the
+// descriptor one 32-bit add of the tile's, not a mask-shift-or chain.
+static __device__ __forceinline__ unsigned long long tw_desc(unsigned base, unsigned off, unsigned w) {
+  const unsigned lo = (base >> 4) + (off >> 4) + (1u << 16);
+  const unsigned hi = ((8 * w) >> 4) | ((w == 128 ? 1u : (w == 64 ? 2u : 3u)) << 30);
+  return ((unsigned long long)hi << 32) | lo;
 }
 // The same for an MN-major tile of `klines` K lines per w-byte block
 // (read with the transpose bit): the leading byte offset steps from one
 // block of M/N to the next (klines * w bytes), the stride byte offset
 // steps 8 K lines (PTX ISA, wgmma shared-memory layouts: MN-major
 // ((T,w/16,m),(8,k)) : ((1,T,LBO),(w/16*T,SBO))).
-static __device__ __forceinline__ unsigned long long tw_desc_mn(unsigned addr, unsigned w, unsigned klines) {
-  unsigned long long d = (unsigned long long)((addr & 0x3FFFF) >> 4);
-  d |= (unsigned long long)(((klines * w) & 0x3FFFF) >> 4) << 16;
-  d |= (unsigned long long)((8 * w) >> 4) << 32;
-  d |= (unsigned long long)(w == 128 ? 1 : (w == 64 ? 2 : 3)) << 62;
-  return d;
+static __device__ __forceinline__ unsigned long long tw_desc_mn(unsigned base, unsigned off, unsigned w, unsigned klines) {
+  const unsigned lo = (base >> 4) + (off >> 4) + ((((klines * w) & 0x3FFFF) >> 4) << 16);
+  const unsigned hi = ((8 * w) >> 4) | ((w == 128 ? 1u : (w == 64 ? 2u : 3u)) << 30);
+  return ((unsigned long long)hi << 32) | lo;
 }
 "#;
 

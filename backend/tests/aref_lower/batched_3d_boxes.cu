@@ -183,8 +183,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) batched_matmul_kernel(tw_f1
         for (int ks = 0; ks < 2; ++ks) {
           const unsigned kb = ks * 32;
           const unsigned k0 = ks * 16;
-          const unsigned long long da = tw_desc(smem_u32 + (0 + slot80 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot80 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+          const unsigned long long da = tw_desc(smem_u32 + (0 + slot80 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot80 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
           asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
             : "+f"(acc_3_82[0]), "+f"(acc_3_82[1]), "+f"(acc_3_82[2]), "+f"(acc_3_82[3]), "+f"(acc_3_82[4]), "+f"(acc_3_82[5]), "+f"(acc_3_82[6]), "+f"(acc_3_82[7]), "+f"(acc_3_82[8]), "+f"(acc_3_82[9]), "+f"(acc_3_82[10]), "+f"(acc_3_82[11]), "+f"(acc_3_82[12]), "+f"(acc_3_82[13]), "+f"(acc_3_82[14]), "+f"(acc_3_82[15]), "+f"(acc_3_82[16]), "+f"(acc_3_82[17]), "+f"(acc_3_82[18]), "+f"(acc_3_82[19]), "+f"(acc_3_82[20]), "+f"(acc_3_82[21]), "+f"(acc_3_82[22]), "+f"(acc_3_82[23]), "+f"(acc_3_82[24]), "+f"(acc_3_82[25]), "+f"(acc_3_82[26]), "+f"(acc_3_82[27]), "+f"(acc_3_82[28]), "+f"(acc_3_82[29]), "+f"(acc_3_82[30]), "+f"(acc_3_82[31])
             : "l"(da), "l"(db));
@@ -279,7 +279,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) batched_matmul_kernel(tw_f1
     // 42:22  
     tw_f16 t111[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) t111[r] = tw_f2h((float)(acc_2_76[r]));
+    for (int r = 0; r < 32; r += 2) tw_f2h2(acc_2_76[r], acc_2_76[r + 1], t111[r], t111[r + 1]);
     int t112[1];
     #pragma unroll
     for (int r = 0; r < 1; ++r) t112[r] = offs_m_87[0];

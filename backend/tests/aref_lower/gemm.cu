@@ -164,8 +164,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_gemm(tw_f16* __restric
         for (int ks = 0; ks < 2; ++ks) {
           const unsigned kb = ks * 32;
           const unsigned k0 = ks * 16;
-          const unsigned long long da = tw_desc(smem_u32 + (0 + slot68 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot68 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+          const unsigned long long da = tw_desc(smem_u32 + (0 + slot68 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot68 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
           asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
             : "+f"(acc_3_70[0]), "+f"(acc_3_70[1]), "+f"(acc_3_70[2]), "+f"(acc_3_70[3]), "+f"(acc_3_70[4]), "+f"(acc_3_70[5]), "+f"(acc_3_70[6]), "+f"(acc_3_70[7]), "+f"(acc_3_70[8]), "+f"(acc_3_70[9]), "+f"(acc_3_70[10]), "+f"(acc_3_70[11]), "+f"(acc_3_70[12]), "+f"(acc_3_70[13]), "+f"(acc_3_70[14]), "+f"(acc_3_70[15]), "+f"(acc_3_70[16]), "+f"(acc_3_70[17]), "+f"(acc_3_70[18]), "+f"(acc_3_70[19]), "+f"(acc_3_70[20]), "+f"(acc_3_70[21]), "+f"(acc_3_70[22]), "+f"(acc_3_70[23]), "+f"(acc_3_70[24]), "+f"(acc_3_70[25]), "+f"(acc_3_70[26]), "+f"(acc_3_70[27]), "+f"(acc_3_70[28]), "+f"(acc_3_70[29]), "+f"(acc_3_70[30]), "+f"(acc_3_70[31])
             : "l"(da), "l"(db));

@@ -216,8 +216,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) grouped_gemm(long long* __r
             for (int ks = 0; ks < 2; ++ks) {
               const unsigned kb = ks * 32;
               const unsigned k0 = ks * 16;
-              const unsigned long long da = tw_desc(smem_u32 + (0 + slot87 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-              const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot87 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+              const unsigned long long da = tw_desc(smem_u32 + (0 + slot87 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+              const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot87 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
               asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
                 : "+f"(acc_3_89[0]), "+f"(acc_3_89[1]), "+f"(acc_3_89[2]), "+f"(acc_3_89[3]), "+f"(acc_3_89[4]), "+f"(acc_3_89[5]), "+f"(acc_3_89[6]), "+f"(acc_3_89[7]), "+f"(acc_3_89[8]), "+f"(acc_3_89[9]), "+f"(acc_3_89[10]), "+f"(acc_3_89[11]), "+f"(acc_3_89[12]), "+f"(acc_3_89[13]), "+f"(acc_3_89[14]), "+f"(acc_3_89[15]), "+f"(acc_3_89[16]), "+f"(acc_3_89[17]), "+f"(acc_3_89[18]), "+f"(acc_3_89[19]), "+f"(acc_3_89[20]), "+f"(acc_3_89[21]), "+f"(acc_3_89[22]), "+f"(acc_3_89[23]), "+f"(acc_3_89[24]), "+f"(acc_3_89[25]), "+f"(acc_3_89[26]), "+f"(acc_3_89[27]), "+f"(acc_3_89[28]), "+f"(acc_3_89[29]), "+f"(acc_3_89[30]), "+f"(acc_3_89[31])
                 : "l"(da), "l"(db));
@@ -304,7 +304,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) grouped_gemm(long long* __r
         // 27:13  
         tw_f16 c_116[32];
         #pragma unroll
-        for (int r = 0; r < 32; ++r) c_116[r] = tw_f2h((float)(acc_2_83[r]));
+        for (int r = 0; r < 32; r += 2) tw_f2h2(acc_2_83[r], acc_2_83[r + 1], c_116[r], c_116[r + 1]);
         tw_f16* cs_120[32];
         #pragma unroll
         for (int r = 0; r < 32; ++r) cs_120[r] = c_base_72;

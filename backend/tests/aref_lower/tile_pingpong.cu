@@ -255,8 +255,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
           for (int ks = 0; ks < 2; ++ks) {
             const unsigned kb = ks * 32;
             const unsigned k0 = ks * 16;
-            const unsigned long long da = tw_desc(smem_u32 + (0 + slot140 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-            const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot140 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+            const unsigned long long da = tw_desc(smem_u32 + (0 + slot140 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+            const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot140 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
               : "+f"(acc_3_142[0]), "+f"(acc_3_142[1]), "+f"(acc_3_142[2]), "+f"(acc_3_142[3]), "+f"(acc_3_142[4]), "+f"(acc_3_142[5]), "+f"(acc_3_142[6]), "+f"(acc_3_142[7]), "+f"(acc_3_142[8]), "+f"(acc_3_142[9]), "+f"(acc_3_142[10]), "+f"(acc_3_142[11]), "+f"(acc_3_142[12]), "+f"(acc_3_142[13]), "+f"(acc_3_142[14]), "+f"(acc_3_142[15]), "+f"(acc_3_142[16]), "+f"(acc_3_142[17]), "+f"(acc_3_142[18]), "+f"(acc_3_142[19]), "+f"(acc_3_142[20]), "+f"(acc_3_142[21]), "+f"(acc_3_142[22]), "+f"(acc_3_142[23]), "+f"(acc_3_142[24]), "+f"(acc_3_142[25]), "+f"(acc_3_142[26]), "+f"(acc_3_142[27]), "+f"(acc_3_142[28]), "+f"(acc_3_142[29]), "+f"(acc_3_142[30]), "+f"(acc_3_142[31])
               : "l"(da), "l"(db));
@@ -308,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
       // 57:9  
       tw_f16 c_158[32];
       #pragma unroll
-      for (int r = 0; r < 32; ++r) c_158[r] = tw_f2h((float)(acc_4_157[r]));
+      for (int r = 0; r < 32; r += 2) tw_f2h2(acc_4_157[r], acc_4_157[r + 1], c_158[r], c_158[r + 1]);
       // 63:5  
       long long const t159 = (long long)(512LL);
       long long const t160 = (long long)(group_1_119);
@@ -464,8 +464,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
           for (int ks = 0; ks < 2; ++ks) {
             const unsigned kb = ks * 32;
             const unsigned k0 = ks * 16;
-            const unsigned long long da = tw_desc(smem_u32 + (0 + slot235 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-            const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot235 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+            const unsigned long long da = tw_desc(smem_u32 + (0 + slot235 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+            const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot235 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
             asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
               : "+f"(acc_3_1_237[0]), "+f"(acc_3_1_237[1]), "+f"(acc_3_1_237[2]), "+f"(acc_3_1_237[3]), "+f"(acc_3_1_237[4]), "+f"(acc_3_1_237[5]), "+f"(acc_3_1_237[6]), "+f"(acc_3_1_237[7]), "+f"(acc_3_1_237[8]), "+f"(acc_3_1_237[9]), "+f"(acc_3_1_237[10]), "+f"(acc_3_1_237[11]), "+f"(acc_3_1_237[12]), "+f"(acc_3_1_237[13]), "+f"(acc_3_1_237[14]), "+f"(acc_3_1_237[15]), "+f"(acc_3_1_237[16]), "+f"(acc_3_1_237[17]), "+f"(acc_3_1_237[18]), "+f"(acc_3_1_237[19]), "+f"(acc_3_1_237[20]), "+f"(acc_3_1_237[21]), "+f"(acc_3_1_237[22]), "+f"(acc_3_1_237[23]), "+f"(acc_3_1_237[24]), "+f"(acc_3_1_237[25]), "+f"(acc_3_1_237[26]), "+f"(acc_3_1_237[27]), "+f"(acc_3_1_237[28]), "+f"(acc_3_1_237[29]), "+f"(acc_3_1_237[30]), "+f"(acc_3_1_237[31])
               : "l"(da), "l"(db));
@@ -517,7 +517,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
       // 57:9  
       tw_f16 c_1_253[32];
       #pragma unroll
-      for (int r = 0; r < 32; ++r) c_1_253[r] = tw_f2h((float)(acc_4_1_252[r]));
+      for (int r = 0; r < 32; r += 2) tw_f2h2(acc_4_1_252[r], acc_4_1_252[r + 1], c_1_253[r], c_1_253[r + 1]);
       // 63:5  
       long long const t254 = (long long)(512LL);
       long long const t255 = (long long)(group_1_1_214);
