@@ -220,8 +220,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
         for (int ks = 0; ks < 2; ++ks) {
           const unsigned kb = ks * 32;
           const unsigned k0 = ks * 16;
-          const unsigned long long da = tw_desc(smem_u32 + (0 + slot71 * 8192 + 0) + tw_lin(0 + gm_ * 64, kb, 64, 64), 64);
-          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot71 * 8192 + 4096) + tw_lin(k0, (0 + gn_ * 64) * 2, 32, 128), 128, 32);
+          const unsigned long long da = tw_desc(smem_u32 + (0 + slot71 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot71 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
           asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
             : "+f"(acc_3_73[0]), "+f"(acc_3_73[1]), "+f"(acc_3_73[2]), "+f"(acc_3_73[3]), "+f"(acc_3_73[4]), "+f"(acc_3_73[5]), "+f"(acc_3_73[6]), "+f"(acc_3_73[7]), "+f"(acc_3_73[8]), "+f"(acc_3_73[9]), "+f"(acc_3_73[10]), "+f"(acc_3_73[11]), "+f"(acc_3_73[12]), "+f"(acc_3_73[13]), "+f"(acc_3_73[14]), "+f"(acc_3_73[15]), "+f"(acc_3_73[16]), "+f"(acc_3_73[17]), "+f"(acc_3_73[18]), "+f"(acc_3_73[19]), "+f"(acc_3_73[20]), "+f"(acc_3_73[21]), "+f"(acc_3_73[22]), "+f"(acc_3_73[23]), "+f"(acc_3_73[24]), "+f"(acc_3_73[25]), "+f"(acc_3_73[26]), "+f"(acc_3_73[27]), "+f"(acc_3_73[28]), "+f"(acc_3_73[29]), "+f"(acc_3_73[30]), "+f"(acc_3_73[31])
             : "l"(da), "l"(db));
