@@ -676,10 +676,13 @@ fn split_or_why(
     });
     // Tiles TMA refused that the producer's threads can copy, when asked
     // (`producer_copy`); TMA stays first.
-    let mut copies = if producer_copies {
-        tawa_partitioner::producer_copy::producer_copies(&lowered, &refused)
+    let (mut copies, not_copied) = if producer_copies {
+        (
+            tawa_partitioner::producer_copy::producer_copies(&lowered, &refused),
+            tawa_partitioner::producer_copy::not_copied(&lowered, &refused),
+        )
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     let mut opts = tawa_partitioner::WsOptions {
         depth: 1,
@@ -777,6 +780,18 @@ fn split_or_why(
         }
     }
     store_notes.extend(explain_copies(&lowered, &ws, &copies, opts.producer_regs));
+    let names = tawa_ir::printer::value_names(&lowered);
+    store_notes.extend(not_copied.iter().map(|n| {
+        let v = lowered.ops[n.op].results[0];
+        let name = names.get(&v).cloned().unwrap_or_else(|| v.to_string());
+        (
+            n.loc,
+            format!(
+                "mainloop: %{name}: stays in the consumer, no producer copy: {}; not TMA: {}",
+                n.why, n.not_tma
+            ),
+        )
+    }));
     Ok(Ok((ws, store_notes)))
 }
 

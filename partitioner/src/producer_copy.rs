@@ -91,7 +91,41 @@ pub const CHUNK_BYTES: u32 = 16;
 /// copies by: a 16-byte chunk taken on a run-time alignment check must
 /// not straddle a `% N` wrap that a `max_contiguous` hint papers over.
 pub fn producer_copies(func: &Function, tma_refusals: &TmaPlan) -> Vec<ProducerCopy> {
-    let axis = &tawa_ir::axis_info::analyze_proven(func);
+    judge(func, tma_refusals)
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// A tile load of a producer copy's shape (TMA refused it, a 2-D `dot`
+/// operand, no `other` but zero) whose pointers are not proven to run in
+/// whole 16-byte chunks along its last dimension: it stays in the
+/// consumer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotCopied {
+    pub op: Op,
+    pub loc: Loc,
+    /// Why not (one sentence, naming a `max_contiguous` hint that
+    /// claims the runs the code does not prove).
+    pub why: String,
+    /// Why TMA refused it (the TMA inference's sentence).
+    pub not_tma: String,
+}
+
+/// The loads [`producer_copies`] leaves in the consumer for want of
+/// proven contiguity, for `--explain`.
+pub fn not_copied(func: &Function, tma_refusals: &TmaPlan) -> Vec<NotCopied> {
+    judge(func, tma_refusals)
+        .into_iter()
+        .filter_map(Result::err)
+        .collect()
+}
+
+/// Every load TMA refused that has a producer copy's shape: the copy, or
+/// why its pointers do not allow one.
+fn judge(func: &Function, tma_refusals: &TmaPlan) -> Vec<Result<ProducerCopy, NotCopied>> {
+    let proven = tawa_ir::axis_info::analyze_proven(func);
+    let hinted = tawa_ir::axis_info::analyze(func);
     let mut out = Vec::new();
     func.walk(&mut |op| {
         let data = &func.ops[op];
@@ -110,8 +144,8 @@ pub fn producer_copies(func: &Function, tma_refusals: &TmaPlan) -> Vec<ProducerC
         let Some(not_tma) = refusal else {
             return;
         };
-        if let Some(copy) = copy_of(func, axis, op, has_mask, has_other, not_tma) {
-            out.push(copy);
+        if let Some(judged) = copy_of(func, [&proven, &hinted], op, has_mask, has_other, not_tma) {
+            out.push(judged);
         }
     });
     out
@@ -122,14 +156,16 @@ pub fn copy_ops(copies: &[ProducerCopy]) -> HashSet<Op> {
     copies.iter().map(|c| c.op).collect()
 }
 
+/// The copy of load `op`, by the `proven` facts (`hinted` only names a
+/// hint in the refusal); `None` when it has no producer copy's shape.
 fn copy_of(
     func: &Function,
-    axis: &AxisInfoMap,
+    [axis, hinted]: [&AxisInfoMap; 2],
     op: Op,
     has_mask: bool,
     has_other: bool,
     not_tma: String,
-) -> Option<ProducerCopy> {
+) -> Option<Result<ProducerCopy, NotCopied>> {
     let data = &func.ops[op];
     let ptr = data.operands[0];
     let r = *data.results.first()?;
@@ -150,9 +186,6 @@ fn copy_of(
         return None;
     }
     let info = axis.get(ptr);
-    if info.contiguity.get(1).copied().unwrap_or(1) < per_chunk {
-        return None;
-    }
     let mask_whole = !has_mask
         || axis
             .get(data.operands[1])
@@ -164,6 +197,25 @@ fn copy_of(
     }
     if !only_dot_operand(func, r) {
         return None;
+    }
+    let runs = |facts: &AxisInfoMap| facts.get(ptr).contiguity.get(1).copied().unwrap_or(1);
+    if runs(axis) < per_chunk {
+        let hint = if runs(hinted) >= per_chunk {
+            " (a `tl.max_contiguous` hint claims them, but a copy whose alignment is \
+             checked at run time cannot lean on it: indices wrapped at a bound, `% N` or \
+             `tl.where(offs < N, offs, 0)`, break such runs)"
+        } else {
+            ""
+        };
+        return Some(Err(NotCopied {
+            op,
+            loc: data.loc,
+            why: format!(
+                "its pointers are not proven to run in {per_chunk}-element ({CHUNK_BYTES}-byte) \
+                 chunks along its last dimension{hint}"
+            ),
+            not_tma,
+        }));
     }
     let align = info.divisibility.get(1).copied().unwrap_or(1);
     let mut unproven = Vec::new();
@@ -182,14 +234,14 @@ fn copy_of(
     } else {
         eb
     };
-    Some(ProducerCopy {
+    Some(Ok(ProducerCopy {
         op,
         loc: data.loc,
         proven_bytes,
         unproven: unproven.join(" and "),
         chunk_bytes: CHUNK_BYTES,
         not_tma,
-    })
+    }))
 }
 
 /// Whether `v` is a constant zero (a splat of one included).
