@@ -8,6 +8,14 @@ fn run(args: &[&str]) -> (i32, String, String) {
     common::run_tawa(args, &[])
 }
 
+/// The first line of `stderr` containing `what`.
+fn line_with<'a>(stderr: &'a str, what: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?}:\n{stderr}"))
+}
+
 #[test]
 fn explain_prints_one_line_per_tile_load_on_stderr() {
     let (code, stdout, stderr) = run(&[
@@ -42,10 +50,7 @@ fn explain_says_why_a_load_is_not_tma() {
         "--explain",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let a = stderr
-        .lines()
-        .find(|l| l.contains(": %a: "))
-        .unwrap_or_else(|| panic!("no line for %a:\n{stderr}"));
+    let a = line_with(&stderr, ": %a: ");
     assert!(
         a.contains("not TMA: the base pointer %a_ptr is loaded from memory"),
         "{a}"
@@ -68,10 +73,7 @@ fn explain_says_which_tiles_the_producer_copies() {
         "--explain",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let a = stderr
-        .lines()
-        .find(|l| l.contains("mainloop: %a: "))
-        .unwrap_or_else(|| panic!("no producer copy line for %a:\n{stderr}"));
+    let a = line_with(&stderr, "mainloop: %a: ");
     assert!(
         a.contains("producer copy (cp.async, 16-byte when each thread's chunks are 16-byte aligned and each masked whole at run time, else 2-byte element copies"),
         "{a}"
@@ -80,10 +82,7 @@ fn explain_says_which_tiles_the_producer_copies() {
         a.contains("not TMA: the stride of dimension 0 (`%stride_am`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)"),
         "{a}"
     );
-    let b = stderr
-        .lines()
-        .find(|l| l.contains("mainloop: %b: "))
-        .unwrap_or_else(|| panic!("no line for %b:\n{stderr}"));
+    let b = line_with(&stderr, "mainloop: %b: ");
     assert!(
         b.contains("stays in the consumer, no producer copy: its pointers are not proven to run in 8-element (16-byte) chunks along its last dimension (a `tl.max_contiguous` hint claims them"),
         "{b}"
