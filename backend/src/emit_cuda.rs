@@ -191,7 +191,11 @@ fn scalar_expr(
                 BinaryOp::Add => wrap("+"),
                 BinaryOp::Sub => wrap("-"),
                 BinaryOp::Mul => wrap("*"),
-                BinaryOp::Div => format!("({x} / {y})"),
+                // Triton's `/` on f32 is `div.full.f32` (2 ulp, one MUFU.RCP
+                // and a multiply, no slow path); `div_rn` is IEEE's.
+                BinaryOp::Div if t == ScalarType::F64 || !isf => format!("({x} / {y})"),
+                BinaryOp::Div => format!("tw_div_full({x}, {y})"),
+                BinaryOp::DivRn => format!("({x} / {y})"),
                 BinaryOp::IDiv => format!("({x} / {y})"),
                 BinaryOp::Rem if isf => format!("{}({x}, {y})", float_fn("fmod", t)),
                 BinaryOp::Rem => format!("({x} % {y})"),
@@ -2237,18 +2241,86 @@ impl<'f> Emitter<'f> {
             .collect::<Res<_>>()?;
         let x = self.tile(val, &layout)?;
         let own = Self::owner_c(&layout, &shape, "r");
-        self.line(format!(
-            "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
-        ));
+        let eb = self.scalar_of(val).byte_size().max(1);
+        let v = self.desc_store_width(op, &layout, &shape, eb);
+        if v > 1 {
+            // Groups of `v` registers, adjacent along the innermost
+            // dimension, as one aligned vector store (attention's f16
+            // output pairs: half the stores, no extracting of halves).
+            self.line(format!(
+                "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{\nconst int r = g * {v};",
+                regs / v
+            ));
+        } else {
+            self.line(format!(
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+            ));
+        }
         self.indent += 1;
         let (addr, mut cond) = self.tile_access(&desc, &offs, &layout, &shape, &|_| true);
         if let Some(o) = own {
             cond = format!("{o} && {cond}");
         }
-        self.line(format!("if ({cond}) {addr} = {x}[r];"));
+        if v > 1 {
+            let vt = vec_type(v * eb);
+            let c = elem_cty(self.elem(val));
+            self.line(format!(
+                "if ({cond}) {{ union {{ {vt} u; {c} e[{v}]; }} t;\n#pragma unroll\nfor (int k = 0; k < {v}; ++k) t.e[k] = {x}[r + k];\n*({vt}*)&{addr} = t.u; }}"
+            ));
+        } else {
+            self.line(format!("if ({cond}) {addr} = {x}[r];"));
+        }
         self.indent -= 1;
         self.line("}");
         Ok(())
+    }
+
+    /// Elements a `desc_store` writes per vector store in `layout`: the
+    /// thread's registers adjacent along the innermost dimension, when the
+    /// descriptor (made in the kernel, innermost stride 1) proves every
+    /// group's address aligned (base, outer strides, the innermost offset)
+    /// and the group inside or outside the tensor as a whole (its innermost
+    /// extent a multiple of the width, so that the bounds check of the
+    /// group's first element is every element's); 1 otherwise.
+    fn desc_store_width(&self, op: Op, layout: &Layout, shape: &[u32], eb: u32) -> u32 {
+        let f = self.func;
+        let data = &f.ops[op];
+        let rank = shape.len();
+        let Some(first) = layout.digits(shape).into_iter().next() else {
+            return 1;
+        };
+        if rank == 0 || first.stride != 1 || first.size <= 1 || first.dim as usize != rank - 1 {
+            return 1;
+        }
+        let Some(make) = f
+            .def_op(data.operands[0])
+            .filter(|&d| matches!(f.ops[d].kind, OpKind::MakeTensorDesc))
+        else {
+            return 1;
+        };
+        let ops = &f.ops[make].operands;
+        if ops.len() != 1 + 2 * rank || data.operands.len() != 2 + rank {
+            return 1;
+        }
+        if tma_store_lower::constant_int(f, ops[2 * rank]) != Some(1) {
+            return 1;
+        }
+        let div = |v: Value| u64::from(self.axis.get(v).divisibility.first().copied().unwrap_or(1));
+        let mut v = first.size.min(16 / eb).max(1);
+        while v > 1 {
+            let bytes = u64::from(v * eb);
+            let aligned = div(ops[0]) % bytes == 0
+                && ops[1 + rank..2 * rank]
+                    .iter()
+                    .all(|&s| div(s).saturating_mul(u64::from(eb)) % bytes == 0)
+                && div(ops[rank]) % u64::from(v) == 0
+                && div(data.operands[1 + rank]) % u64::from(v) == 0;
+            if aligned && v.is_power_of_two() {
+                break;
+            }
+            v /= 2;
+        }
+        v
     }
 
     /// `tl.atomic_*` and `tl.atomic_cas`: one atomic per element, issued
@@ -3702,6 +3774,9 @@ static __device__ __forceinline__ void tw_f2h2(float lo, float hi, tw_f16& a, tw
 // Two 16-bit values as one 32-bit register (`lo` in the low half).
 static __device__ __forceinline__ unsigned tw_pack2(unsigned short lo, unsigned short hi) {
   unsigned r; asm("mov.b32 %0, {%1, %2};" : "=r"(r) : "h"(lo), "h"(hi)); return r;
+}
+static __device__ __forceinline__ float tw_div_full(float x, float y) {
+  float r; asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y)); return r;
 }
 static __device__ __forceinline__ float tw_ex2(float x) {
   float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y;

@@ -236,7 +236,7 @@ pub fn store_decision(
 }
 
 /// The integer constant `v` is, through casts.
-fn constant_int(func: &Function, v: Value) -> Option<i64> {
+pub(super) fn constant_int(func: &Function, v: Value) -> Option<i64> {
     let data = &func.ops[func.def_op(v)?];
     match data.kind {
         OpKind::Constant(tawa_ir::ConstValue::Int(c)) => Some(c),

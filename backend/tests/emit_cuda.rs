@@ -93,6 +93,26 @@ fn attention_keeps_row_statistics_in_the_accumulator_layout() {
     );
 }
 
+/// The softmax's math as Triton lowers it: `tl.math.exp2` one
+/// `ex2.approx.ftz.f32`, the cast of P to f16 two elements at a time, the
+/// epilogue's `acc / l_i` Triton's `div.full.f32` (not CUDA's IEEE `/`).
+#[test]
+fn attention_softmax_uses_tritons_exp2_division_and_paired_casts() {
+    let text = cuda("fused_attention", "noncausal_d64_16k");
+    let body = main_loop(&text);
+    assert!(body.contains("tw_ex2("), "exp2 in the loop:\n{body}");
+    assert!(
+        !body.contains("exp2f("),
+        "CUDA's exp2f in the loop:\n{body}"
+    );
+    assert!(body.contains("tw_f2h2("), "paired f16 casts:\n{body}");
+    let after = &text[text.find(body).unwrap() + body.len()..];
+    assert!(
+        after.contains("tw_div_full("),
+        "Triton's division in the epilogue"
+    );
+}
+
 #[test]
 fn unsupported_warp_specialized_ir_is_refused_with_its_location() {
     // Arefs carry 2-D dot operands that TMA writes; anything else (here

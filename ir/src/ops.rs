@@ -63,8 +63,12 @@ pub enum BinaryOp {
     Add,
     Sub,
     Mul,
-    /// Float division (`/` on floats).
+    /// Float division (`/` on floats, `tl.fdiv`): Triton's, not correctly
+    /// rounded on NVIDIA GPUs (`div.full.f32`, 2 ulp) for f32.
     Div,
+    /// Correctly rounded float division (`tl.div_rn`, `tl.fdiv(...,
+    /// ieee_rounding=True)`).
+    DivRn,
     /// Integer division, truncating toward zero (C semantics, as Triton's `//`
     /// on tensors lowers to `arith.divsi`/`divui`).
     IDiv,
@@ -87,11 +91,12 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    pub const ALL: [BinaryOp; 15] = [
+    pub const ALL: [BinaryOp; 16] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
         BinaryOp::Div,
+        BinaryOp::DivRn,
         BinaryOp::IDiv,
         BinaryOp::Rem,
         BinaryOp::And,
@@ -110,6 +115,7 @@ impl BinaryOp {
             BinaryOp::Sub => "sub",
             BinaryOp::Mul => "mul",
             BinaryOp::Div => "div",
+            BinaryOp::DivRn => "div_rn",
             BinaryOp::IDiv => "idiv",
             BinaryOp::Rem => "rem",
             BinaryOp::And => "and",

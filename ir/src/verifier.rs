@@ -1077,7 +1077,10 @@ impl Types<'_> {
                         | BinaryOp::IDiv,
                         Some(s),
                     ) => s.is_int(),
-                    (BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2, Some(s)) => s.is_float(),
+                    (
+                        BinaryOp::Div | BinaryOp::DivRn | BinaryOp::Pow | BinaryOp::Atan2,
+                        Some(s),
+                    ) => s.is_float(),
                     _ => true,
                 };
                 if !ok {

@@ -1102,9 +1102,17 @@ impl Lowerer<'_> {
                         format!("`{name}` needs floating-point operands"),
                     ));
                 }
+                // Triton: `div_rn` rounds correctly; `fdiv` does only when
+                // asked (`ieee_rounding=True`), else it is `/`.
+                let ieee = match name {
+                    "tl.div_rn" | "libdevice.div_rn" => true,
+                    "tl.fdiv" => self.const_bool(&b[2], "ieee_rounding", false)?,
+                    _ => false,
+                };
+                let op = if ieee { BinaryOp::DivRn } else { BinaryOp::Div };
                 let ty = self.ty(xv);
                 Ok(Val::Ir(self.emit1(
-                    OpKind::Binary(BinaryOp::Div),
+                    OpKind::Binary(op),
                     vec![xv, yv],
                     ty,
                     &span,

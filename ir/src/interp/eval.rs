@@ -1235,7 +1235,9 @@ fn binary(b: BinaryOp, st: ScalarType, x: Num, y: Num) -> R<Num> {
             Add => x + y,
             Sub => x - y,
             Mul => x * y,
-            Div => x / y,
+            // The interpreter is the reference: `div` is checked against it
+            // with the tolerance of its 2 ulp on the GPU.
+            Div | DivRn => x / y,
             Rem => x % y,
             // Rust's max/min are IEEE maxNum/minNum: a NaN operand is ignored.
             Max => x.max(y),
@@ -1288,7 +1290,7 @@ fn binary(b: BinaryOp, st: ScalarType, x: Num, y: Num) -> R<Num> {
                 x
             }
         }
-        Div | Pow | Atan2 => return Err(format!("`{}` is not defined on {st}", b.name())),
+        Div | DivRn | Pow | Atan2 => return Err(format!("`{}` is not defined on {st}", b.name())),
     };
     Ok(Num::I(wrap(st, r)))
 }
