@@ -455,7 +455,7 @@ fn warp_specialize_with(
                     Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
                     None => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies)?;
+                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies, true)?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -475,7 +475,7 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies)? {
+        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies, true)? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
@@ -505,7 +505,7 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies) {
+        if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies, true) {
             let plain_consumers = split_consumers(&mut plain)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
@@ -596,7 +596,7 @@ fn software_pipeline_with(
     // kernel as written: `--no-ws` always has the plain kernel to give.
     // The fused partition copies ahead within its loops only: a tile's
     // operand loaded before them stays where the kernel loads it.
-    let (mut split, stores) = match split_or_why(func, opts.tma_store, false) {
+    let (mut split, stores) = match split_or_why(func, opts.tma_store, false, false) {
         Ok(Ok(split)) => split,
         Ok(Err(_)) => {
             return Ok(Err(
@@ -657,6 +657,7 @@ fn split_or_why(
     func: &Function,
     tma_store: bool,
     per_tile_copies: bool,
+    producer_copies: bool,
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tawa_partitioner::infer_tma(func, &axis);
@@ -684,6 +685,7 @@ fn split_or_why(
     // descriptors the kernel makes from values it loads, whose tensor maps
     // the producer builds; loads left as they were (transposed boxes,
     // unbounded extents) stay in the consumer.
+    let refused = plan;
     let axis = tawa_ir::axis_info::analyze(&lowered);
     let mut plan = tawa_partitioner::infer_tma(&lowered, &axis);
     plan.decisions.retain(|d| {
@@ -691,13 +693,42 @@ fn split_or_why(
             r.device_built || tawa_partitioner::tma_lower::host_descriptor_load(&lowered, r.op)
         })
     });
-    let opts = tawa_partitioner::WsOptions {
+    // Tiles TMA refused that the producer's threads can copy, when asked
+    // (`producer_copy`); TMA stays first.
+    let (mut copies, not_copied) = if producer_copies {
+        (
+            tawa_partitioner::producer_copy::producer_copies(&lowered, &refused),
+            tawa_partitioner::producer_copy::not_copied(&lowered, &refused),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let mut opts = tawa_partitioner::WsOptions {
         depth: 1,
         per_tile_copies,
         ..Default::default()
     };
-    let ws = tawa_partitioner::warp_specialize(&lowered, &plan, &opts)
-        .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
+    let mut copy_refusal = None;
+    if !copies.is_empty() {
+        opts.producer_regs = copy_producer_regs(lowered.attrs.num_warps, &opts);
+        let need = copy_registers(&lowered, &copies, opts.producer_warps);
+        if need > opts.producer_regs {
+            copy_refusal = Some(format!(
+                "the producer cannot copy the tiles TMA refused: its threads would hold about \
+                 {need} registers of addresses and state, more than the {} it can have beside \
+                 {} consumer warps (smaller BLOCK_* tiles or fewer warps leave it more)",
+                opts.producer_regs, lowered.attrs.num_warps
+            ));
+            copies.clear();
+        }
+    }
+    let ws = tawa_partitioner::warp_specialize_with_copies(
+        &lowered,
+        &plan,
+        &tawa_partitioner::producer_copy::copy_ops(&copies),
+        &opts,
+    )
+    .map_err(|e| Without::WarpSpecialization.refused(e.loc, e.message))?;
     let Some(ws) = ws else {
         let (copies, loads) = (plan.decisions.len(), tile_loads(&lowered));
         let which = if copies == loads {
@@ -708,8 +739,9 @@ fn split_or_why(
                  others are not"
             )
         };
+        let copy_refusal = copy_refusal.map_or(String::new(), |why| format!("; {why}"));
         return Ok(Err(format!(
-            "no loop whose TMA copies feed a `tl.dot` ({which})"
+            "no loop whose TMA copies feed a `tl.dot` ({which}){copy_refusal}"
         )));
     };
     check_pass("the partitioner", &ws)?;
@@ -733,7 +765,143 @@ fn split_or_why(
             ws.attrs.num_warps
         )));
     }
+    let mut store_notes = store_notes;
+    if let Some(why) = copy_refusal {
+        store_notes.push((
+            tawa_ir::Loc::UNKNOWN,
+            format!("mainloop: {why}; they stay in the consumer"),
+        ));
+    }
+    if !copies.is_empty() {
+        // The producer's copies are the backend's to lower (their layouts,
+        // no scratch area in the producer): where it cannot, the split
+        // without them stands.
+        let backend = codegen_options("", tma_store)
+            .ok()
+            .map(|o| tawa_backend::shared_memory_bytes(&ws, &o));
+        if let Some(Err(e)) = backend {
+            let why = format!(
+                "the producer cannot copy the tiles TMA refused: the backend cannot lower its \
+                 copies: {}",
+                e.message
+            );
+            let without = split_or_why(func, tma_store, per_tile_copies, false)?;
+            return Ok(match without {
+                Ok((ws, mut notes)) => {
+                    notes.push((
+                        tawa_ir::Loc::UNKNOWN,
+                        format!("mainloop: {why}; they stay in the consumer"),
+                    ));
+                    Ok((ws, notes))
+                }
+                Err(plain) => Err(format!("{plain}; {why}")),
+            });
+        }
+    }
+    store_notes.extend(explain_copies(&lowered, &ws, &copies, opts.producer_regs));
+    let names = tawa_ir::printer::value_names(&lowered);
+    store_notes.extend(not_copied.iter().map(|n| {
+        let v = lowered.ops[n.op].results[0];
+        let name = names.get(&v).cloned().unwrap_or_else(|| v.to_string());
+        (
+            n.loc,
+            format!(
+                "mainloop: %{name}: stays in the consumer, no producer copy: {}; not TMA: {}",
+                n.why, n.not_tma
+            ),
+        )
+    }));
     Ok(Ok((ws, store_notes)))
+}
+
+/// The producer's `setmaxnreg` budget when its threads copy tiles (their
+/// address arithmetic lives in its registers): the most, up to 128, that
+/// leaves the consumer warps the budget they get beside a TMA producer.
+fn copy_producer_regs(num_warps: u32, opts: &tawa_partitioner::WsOptions) -> u32 {
+    let consumer_at = |regs: u32| {
+        let o = tawa_partitioner::WsOptions {
+            producer_regs: regs,
+            ..opts.clone()
+        };
+        tawa_partitioner::partition::register_budgets(num_warps, &o)
+            .ok()
+            .map(|b| b.1)
+    };
+    let want = consumer_at(opts.producer_regs);
+    (opts.producer_regs..=128)
+        .rev()
+        .step_by(8)
+        .find(|&r| r % 8 == 0 && consumer_at(r) == want)
+        .unwrap_or(opts.producer_regs)
+}
+
+/// About how many registers the producer's threads hold to copy `copies`
+/// (`aref_lower`'s `copy_chunks`): the first pointer (64-bit) and mask of
+/// each 16-byte chunk a thread copies, kept across the loop, plus the
+/// loop's own state (counters, slot and barrier addresses, the values of
+/// enclosing loops).
+fn copy_registers(
+    func: &Function,
+    copies: &[tawa_partitioner::producer_copy::ProducerCopy],
+    producer_warps: u32,
+) -> u32 {
+    const STATE: u32 = 32;
+    let threads = producer_warps.max(1) * 32;
+    copies
+        .iter()
+        .map(|c| {
+            let data = &func.ops[c.op];
+            let ty = func.ty(data.results[0]);
+            let eb = ty.scalar_type().map_or(4, |s| s.byte_size()).max(1);
+            let bytes: u64 =
+                ty.shape().iter().map(|&d| u64::from(d)).product::<u64>() * u64::from(eb);
+            let chunks = bytes.div_ceil(u64::from(c.chunk_bytes) * u64::from(threads)) as u32;
+            let masked = matches!(data.kind, tawa_ir::OpKind::Load { has_mask: true, .. });
+            chunks * (2 + u32::from(masked))
+        })
+        .sum::<u32>()
+        + STATE
+}
+
+/// `--explain` lines for the producer copies that reached the producer of
+/// `ws`: the access width and why, and why not TMA.
+fn explain_copies(
+    lowered: &Function,
+    ws: &Function,
+    copies: &[tawa_partitioner::producer_copy::ProducerCopy],
+    producer_regs: u32,
+) -> StoreNotes {
+    let names = tawa_ir::printer::value_names(lowered);
+    let mut moved = std::collections::HashSet::new();
+    ws.walk(&mut |op| {
+        let data = &ws.ops[op];
+        if matches!(data.kind, tawa_ir::OpKind::ArefPut) {
+            for &v in &data.operands[2..] {
+                if let Some(l) = ws.def_op(v) {
+                    if matches!(ws.ops[l].kind, tawa_ir::OpKind::Load { .. }) {
+                        moved.insert(ws.ops[l].loc);
+                    }
+                }
+            }
+        }
+    });
+    copies
+        .iter()
+        .filter(|c| moved.contains(&c.loc))
+        .map(|c| {
+            let v = lowered.ops[c.op].results[0];
+            let name = names.get(&v).cloned().unwrap_or_else(|| v.to_string());
+            (
+                c.loc,
+                format!(
+                    "mainloop: %{name}: producer copy ({}; the producer's threads copy it into \
+                     the aref slot, {producer_regs} registers each); not TMA: {}",
+                    c.width(),
+                    c.not_tma
+                ),
+            )
+        })
+        .collect()
 }
 
 /// `--explain` lines for `tma_store`'s decisions on `func` (the kernel

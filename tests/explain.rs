@@ -8,6 +8,14 @@ fn run(args: &[&str]) -> (i32, String, String) {
     common::run_tawa(args, &[])
 }
 
+/// The first line of `stderr` containing `what`.
+fn line_with<'a>(stderr: &'a str, what: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line with {what:?}:\n{stderr}"))
+}
+
 #[test]
 fn explain_prints_one_line_per_tile_load_on_stderr() {
     let (code, stdout, stderr) = run(&[
@@ -42,13 +50,42 @@ fn explain_says_why_a_load_is_not_tma() {
         "--explain",
     ]);
     assert_eq!(code, 0, "{stderr}");
-    let a = stderr
-        .lines()
-        .find(|l| l.contains(": %a: "))
-        .unwrap_or_else(|| panic!("no line for %a:\n{stderr}"));
+    let a = line_with(&stderr, ": %a: ");
     assert!(
         a.contains("not TMA: the base pointer %a_ptr is loaded from memory"),
         "{a}"
+    );
+}
+
+/// A mainloop tile TMA refuses (here: rows not known to be 16 bytes
+/// apart) that the producer's threads copy instead: `--explain` says so,
+/// with the access width and why, the TMA refusal and the source change
+/// that would allow TMA. B's columns wrap (`% N`) under a
+/// `max_contiguous` hint: no proven 16-byte runs, so it is no copy.
+#[test]
+fn explain_says_which_tiles_the_producer_copies() {
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/matmul.py",
+        "--case",
+        "ragged_100",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let a = line_with(&stderr, "mainloop: %a: ");
+    assert!(
+        a.contains("producer copy (cp.async, 16-byte when each thread's chunks are 16-byte aligned and each masked whole at run time, else 2-byte element copies"),
+        "{a}"
+    );
+    assert!(
+        a.contains("not TMA: the stride of dimension 0 (`%stride_am`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)"),
+        "{a}"
+    );
+    let b = line_with(&stderr, "mainloop: %b: ");
+    assert!(
+        b.contains("stays in the consumer, no producer copy: its pointers are not proven to run in 8-element (16-byte) chunks along its last dimension (a `tl.max_contiguous` hint claims them"),
+        "{b}"
     );
 }
 
@@ -152,8 +189,9 @@ fn explain_says_why_a_kernel_stays_plain() {
         why.contains("has 32 rows for 4 warps, too few for wgmma"),
         "{why}"
     );
-    // Row strides not known to be 16-byte multiples: no copies at all.
-    let why = plain("matmul", "ragged_100").expect("a reason");
+    // Base pointers loaded, not known to be aligned: no TMA copies, and
+    // masks that vary within the 16-byte chunks a producer copy moves.
+    let why = plain("grouped_gemm", "four_square").expect("a reason");
     assert!(why.contains("0 of 2 tile loads are TMA copies"), "{why}");
     assert_eq!(plain("fused_attention", "noncausal_d64"), None);
 }

@@ -33,6 +33,15 @@
 //!   engine completes the phase. A partition that also gets from the ring (the op's only
 //!   one) reconverges its warps with `__syncwarp` after the put: the
 //!   `.aligned` wgmma that follows needs every lane.
+//! - **Producer copies** (`producer_copy` in the partitioner): a buffer
+//!   may instead come from a plain `load` of a pointer tile that TMA
+//!   refused; every thread of the partition copies its 16-byte chunks of
+//!   it (`cp.async`, or element copies where a chunk is not aligned) and
+//!   arrives once on `full[s]`, whose arrival count is then the
+//!   partition's threads, plus one when the put also issues TMA copies
+//!   (`expect_tx` of their bytes only). Those writes go through the
+//!   generic proxy: the consumer fences (`fence.proxy.async`) after its
+//!   wait on `full`, before wgmma reads the slot.
 //! - **Tensor maps built on the device.** A descriptor whose base,
 //!   extents or strides the producer computes (loaded from a pointer
 //!   array) has no map the host can encode: the host encodes a template
@@ -54,7 +63,7 @@ use std::collections::HashMap;
 
 use tawa_ir::{Function, Op, OpKind, Type, Value};
 
-use super::{operand_swizzle, unsupported, Emitter, OperandSmem, Res};
+use super::{elem_cty, operand_swizzle, unsupported, Emitter, OperandSmem, Res};
 use crate::codegen::{TensorMapParam, MAX_DYN_SMEM_BYTES};
 use crate::layout::{Layout, MmaVersion, WARP_SIZE};
 use crate::layout_assign::LayoutMap;
@@ -99,6 +108,14 @@ pub(super) struct Ring {
     empty: u32,
     /// Arrivals that complete an `empty` phase: the consuming warps.
     empty_count: u32,
+    /// Arrivals that complete a `full` phase: one for the thread that
+    /// issues the TMA copies (`expect_tx`), one per thread of the putting
+    /// partition when its threads copy tiles too (`Emitter::copy_chunks`).
+    full_count: u32,
+    /// Some buffer is written by the producer's threads (`cp.async` or
+    /// plain stores: the generic proxy), which wgmma (the async proxy)
+    /// reads only after a proxy fence.
+    copied: bool,
 }
 
 /// Rings of every `aref.create` of `func`, laid out from byte `start`
@@ -127,6 +144,7 @@ pub(super) fn plan_rings(
             ));
         };
         let (gets, consumers) = ring_users(func, ring);
+        let (copy_threads, tma) = ring_producers(func, ring);
         if consumers == 0 {
             // An mbarrier needs a positive arrival count, and a ring no one
             // releases stalls its producer after `depth` puts.
@@ -184,11 +202,20 @@ pub(super) fn plan_rings(
                 full,
                 empty,
                 empty_count: consumers,
+                full_count: copy_threads + u32::from(tma || copy_threads == 0),
+                copied: copy_threads > 0,
             },
         );
         at = (empty + 8 * depth).div_ceil(1024) * 1024;
     }
     Ok((rings, at))
+}
+
+impl Ring {
+    /// Whether the producer's threads write some buffer of the ring.
+    pub(super) fn copied(&self) -> bool {
+        self.copied
+    }
 }
 
 /// The dots reading slot tile `v` (the op and the operand index), each
@@ -271,6 +298,36 @@ fn ring_users(func: &Function, ring: Value) -> (Vec<Op>, u32) {
         }
     });
     (gets, warps)
+}
+
+/// Who completes a `full` phase of `ring`: the threads of the partition
+/// whose puts copy tiles with its threads (a plain `load` put), and
+/// whether some put issues TMA copies (a `desc_load`), whose one thread
+/// arrives with `expect_tx`.
+fn ring_producers(func: &Function, ring: Value) -> (u32, bool) {
+    let mut threads = 0;
+    let mut tma = false;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        let OpKind::WarpSpecialize { partitions } = &data.kind else {
+            return;
+        };
+        for (p, &region) in partitions.iter().zip(&data.regions) {
+            func.walk_block(region, &mut |o| {
+                let d = &func.ops[o];
+                if !matches!(d.kind, OpKind::ArefPut) || d.operands[0] != ring {
+                    return;
+                }
+                for &v in &d.operands[2..] {
+                    match func.def_op(v).map(|l| &func.ops[l].kind) {
+                        Some(OpKind::Load { .. }) => threads = p.num_warps * WARP_SIZE,
+                        _ => tma = true,
+                    }
+                }
+            });
+        }
+    });
+    (threads, tma)
 }
 
 /// The partitions of `ws` op `op` that use the scratch area (and the TMA
@@ -387,11 +444,12 @@ impl Emitter<'_> {
             ring.depth, ring.slot_bytes, ring.base, ring.full, ring.empty
         ));
         self.line(format!(
-            "if (threadIdx.x == 0) {{\n#pragma unroll\n  for (int s = 0; s < {d}; ++s) {{\n    tw_mbar_init(tw_smem_u32 + {f} + 8 * s, 1);\n    tw_mbar_init(tw_smem_u32 + {e} + 8 * s, {n});\n  }}\n  asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n}}\n__syncthreads();",
+            "if (threadIdx.x == 0) {{\n#pragma unroll\n  for (int s = 0; s < {d}; ++s) {{\n    tw_mbar_init(tw_smem_u32 + {f} + 8 * s, {c});\n    tw_mbar_init(tw_smem_u32 + {e} + 8 * s, {n});\n  }}\n  asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n}}\n__syncthreads();",
             d = ring.depth,
             f = ring.full,
             e = ring.empty,
-            n = ring.empty_count
+            n = ring.empty_count,
+            c = ring.full_count
         ));
         Ok(())
     }
@@ -534,6 +592,20 @@ impl Emitter<'_> {
             self.copies.push(HashMap::new());
             self.block(region)?;
             self.drain_tma_stores();
+            let mut thread_copies = false;
+            f.walk_block(region, &mut |o| {
+                let d = &f.ops[o];
+                thread_copies |= matches!(d.kind, OpKind::ArefPut)
+                    && d.operands[2..].iter().any(|&v| {
+                        f.def_op(v)
+                            .is_some_and(|l| matches!(f.ops[l].kind, OpKind::Load { .. }))
+                    });
+            });
+            if thread_copies {
+                // The thread's last copies land (and arrive on `full`)
+                // before it leaves the partition.
+                self.line("asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
+            }
             self.copies.pop();
             (self.partition, self.num_warps) = saved;
             self.indent -= 1;
@@ -577,26 +649,33 @@ impl Emitter<'_> {
         Ok((s, k))
     }
 
-    /// `aref.put` of TMA-loaded tiles.
+    /// `aref.put` of TMA-loaded tiles and of tiles the producer's threads
+    /// copy ([`Self::copy_chunks`]).
     pub(super) fn aref_put(&mut self, op: Op) -> Res<()> {
         let f = self.func;
         let data = &f.ops[op];
         let ring = self.rings[&data.operands[0]].clone();
         let (s, k) = self.slot_of(&ring, data.operands[1])?;
         let iteration = self.scalar(data.operands[1])?;
-        let bytes: u32 = ring.buffers.iter().map(|b| b.2).sum();
+        let mut bytes: u32 = 0;
         let mut copies = Vec::new();
+        let mut thread_copies = Vec::new();
         for (j, &v) in data.operands[2..].iter().enumerate() {
-            let load = f
-                .def_op(v)
-                .filter(|&l| matches!(f.ops[l].kind, OpKind::DescLoad))
-                .ok_or_else(|| {
-                    unsupported(
-                        data.loc,
-                        "internal: an aref.put of a tile that is not a descriptor load (the producer issues TMA copies only)",
-                    )
-                })?;
-            let (off, smem, _) = ring.buffers[j];
+            let load = f.def_op(v).ok_or_else(|| {
+                unsupported(data.loc, "internal: an aref.put of a tile no op defines")
+            })?;
+            if matches!(f.ops[load].kind, OpKind::Load { .. }) {
+                thread_copies.push((load, j));
+                continue;
+            }
+            if !matches!(f.ops[load].kind, OpKind::DescLoad) {
+                return Err(unsupported(
+                    data.loc,
+                    "internal: an aref.put of a tile that is neither a descriptor load nor a pointer-tile load (the producer issues TMA copies and thread copies only)",
+                ));
+            }
+            let (off, smem, b) = ring.buffers[j];
+            bytes += b;
             copies.extend(self.tma_copies(
                 load,
                 smem,
@@ -605,25 +684,253 @@ impl Emitter<'_> {
                 (&ring, &iteration),
             )?);
         }
-        self.line("if (tid == 0) {");
-        self.indent += 1;
+        if !copies.is_empty() {
+            self.line("if (tid == 0) {");
+            self.indent += 1;
+            self.line(format!(
+                "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+                ring.empty
+            ));
+            self.line(format!(
+                "tw_mbar_expect_tx(tw_smem_u32 + {} + 8 * {s}, {bytes});",
+                ring.full
+            ));
+            for c in copies {
+                self.line(c);
+            }
+            self.indent -= 1;
+            self.line("}");
+            if self.partition.is_some_and(|p| p.alone) {
+                // Thread 0 branched off; its warp runs `.aligned` wgmma next.
+                self.line("__syncwarp();");
+            }
+        }
+        if !thread_copies.is_empty() {
+            self.copy_chunks(&ring, &s, &k, &thread_copies, data.loc)?;
+        }
+        Ok(())
+    }
+
+    /// The producer copy of the `load`s of pointer tiles in `loads` (op,
+    /// buffer index) into slot `s` (phase parity `k`) of `ring`: every
+    /// thread of the partition waits for the slot to be free, copies its
+    /// elements of each tile to where the slot's swizzled layout puts them
+    /// and arrives once on `full[s]` (whose count is the partition's
+    /// threads). A thread whose 16-byte chunks (the tile's registers run
+    /// along its contiguous last dimension, which the slot's lines hold)
+    /// are all 16-byte aligned issues one `cp.async.cg` per chunk, masked
+    /// ones with source size 0 (zero fill), and arrives when they land
+    /// (`cp.async.mbarrier.arrive.noinc`); the alignment is checked at run
+    /// time unless the axis facts prove it. Another thread copies element
+    /// by element through registers, fences its stores for the async proxy
+    /// and arrives. The consumer fences again after its wait
+    /// ([`Self::aref_get`]): `cp.async` writes through the generic proxy
+    /// and wgmma reads through the async one.
+    fn copy_chunks(
+        &mut self,
+        ring: &Ring,
+        s: &str,
+        k: &str,
+        loads: &[(Op, usize)],
+        loc: tawa_ir::Loc,
+    ) -> Res<()> {
+        let f = self.func;
         self.line(format!(
             "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
             ring.empty
         ));
-        self.line(format!(
-            "tw_mbar_expect_tx(tw_smem_u32 + {} + 8 * {s}, {bytes});",
-            ring.full
-        ));
-        for c in copies {
-            self.line(c);
+        struct Tile {
+            ptrs: String,
+            mask: Option<String>,
+            /// The mask is not proven constant over each chunk: a chunk
+            /// is copied whole only where it is at run time.
+            mask_varies: bool,
+            regs: u32,
+            /// Elements per 16-byte chunk, 1 when the registers do not
+            /// hold whole chunks (element copies only).
+            chunk: u32,
+            aligned: bool,
+            eb: u32,
+            cty: String,
+            line: String,
+            along: String,
+            /// The same, of register `g` (a chunk's first).
+            line_g: String,
+            along_g: String,
+            /// The slot buffer's byte offset from the start of shared
+            /// memory (a C expression).
+            base: String,
+            /// The swizzle's lines and width (`tw_swz`'s last arguments).
+            lines_w: String,
+        }
+        let mut tiles = Vec::new();
+        for &(load, j) in loads {
+            let data = &f.ops[load];
+            let OpKind::Load { has_mask, .. } = data.kind else {
+                unreachable!()
+            };
+            let r = data.results[0];
+            let shape = self.ty(r).shape().to_vec();
+            let layout = self.layouts.home(r).cloned().ok_or_else(|| {
+                unsupported(data.loc, "internal: a producer copy without a layout")
+            })?;
+            let eb = self.scalar_of(r).byte_size().max(1);
+            let (off, smem, _) = ring.buffers[j];
+            let w = smem.w;
+            let (line_dim, along_dim) = smem.line_and_along();
+            if along_dim != 1 || shape.len() != 2 {
+                return Err(unsupported(
+                    loc,
+                    "internal: a producer copy into a slot whose lines do not run along the tile's last dimension",
+                ));
+            }
+            let per_chunk = 16 / eb;
+            let ptr = data.operands[0];
+            // The proven facts, not the kernel's hints: a chunk copied
+            // whole on a run-time alignment check must not straddle a
+            // wrap that a `max_contiguous` hint papers over.
+            let info = self.proven_axis.get(ptr);
+            let runs = matches!(
+                (&layout, layout.digits(&shape).first()),
+                (Layout::Blocked(b), Some(d))
+                    if d.dim == 1 && d.stride == 1 && b.size_per_thread[1] == d.size
+                        && d.size % per_chunk == 0
+            );
+            let contiguous = info.contiguity.get(1).is_some_and(|&c| c % per_chunk == 0);
+            let mask_whole = !has_mask
+                || self
+                    .proven_axis
+                    .get(data.operands[1])
+                    .constancy
+                    .get(1)
+                    .is_some_and(|&c| c % per_chunk == 0);
+            let chunk = if runs && contiguous && 16 % eb == 0 {
+                per_chunk
+            } else {
+                1
+            };
+            let aligned = chunk > 1 && info.divisibility.get(1).is_some_and(|&d| d % 16 == 0);
+            let ptrs = self.tile(ptr, &layout)?;
+            let mask = if has_mask {
+                Some(self.tile(data.operands[1], &layout)?)
+            } else {
+                None
+            };
+            tiles.push(Tile {
+                ptrs,
+                mask,
+                mask_varies: !mask_whole,
+                regs: layout.regs_per_thread(&shape),
+                chunk,
+                aligned,
+                eb,
+                cty: elem_cty(self.elem(r)),
+                line: Self::coord_c(&layout, &shape, line_dim, "r"),
+                along: Self::coord_c(&layout, &shape, along_dim, "r"),
+                line_g: Self::coord_c(&layout, &shape, line_dim, "g"),
+                along_g: Self::coord_c(&layout, &shape, along_dim, "g"),
+                base: format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes),
+                lines_w: format!("{}, {w}", shape[line_dim]),
+            });
+        }
+        let full = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
+        let wide_ok = tiles.iter().all(|t| t.chunk > 1);
+        let proven = tiles.iter().all(|t| t.aligned && !t.mask_varies);
+        let wide = self.tmp("wide");
+        if wide_ok && proven {
+            self.line(format!("const bool {wide} = true;"));
+        } else if wide_ok {
+            self.line(format!("bool {wide} = true;"));
+            for t in &tiles {
+                if !t.aligned {
+                    self.line(format!(
+                        "#pragma unroll\nfor (int r = 0; r < {}; r += {}) {wide} &= (((unsigned long long){}[r]) & 15ull) == 0;",
+                        t.regs, t.chunk, t.ptrs
+                    ));
+                }
+                if let (true, Some(m)) = (t.mask_varies, &t.mask) {
+                    // A chunk is copied whole or zero-filled whole.
+                    self.line(format!(
+                        "#pragma unroll\nfor (int r = 0; r < {}; ++r) {wide} &= {m}[r] == {m}[r - r % {}];",
+                        t.regs, t.chunk
+                    ));
+                }
+            }
+        } else {
+            self.line(format!("const bool {wide} = false;"));
+        }
+        self.line(format!("if ({wide}) {{"));
+        self.indent += 1;
+        if wide_ok {
+            for t in &tiles {
+                let (base, lines_w) = (&t.base, &t.lines_w);
+                let size = match &t.mask {
+                    Some(m) => format!("{m}[r] ? 16u : 0u"),
+                    None => "16u".into(),
+                };
+                self.line(format!(
+                    "#pragma unroll\nfor (int r = 0; r < {}; r += {}) tw_cp_async16(tw_smem_u32 + {base} + tw_swz({}, ({}) * {}, {lines_w}), {}[r], {size});",
+                    t.regs, t.chunk, t.line, t.along, t.eb, t.ptrs
+                ));
+            }
+            self.line(format!("tw_cp_async_arrive({full});"));
         }
         self.indent -= 1;
-        self.line("}");
-        if self.partition.is_some_and(|p| p.alone) {
-            // Thread 0 branched off; its warp runs `.aligned` wgmma next.
-            self.line("__syncwarp();");
+        self.line("} else {");
+        self.indent += 1;
+        for t in &tiles {
+            let (base, lines_w) = (&t.base, &t.lines_w);
+            // Within a chunk the pointers are contiguous: only its first
+            // one is read, so the others need no registers.
+            let (p, m) = if t.chunk > 1 {
+                (
+                    format!("({}[g] + (r - g))", t.ptrs),
+                    t.mask.as_ref().map(|m| {
+                        if t.mask_varies {
+                            format!("{m}[r]")
+                        } else {
+                            format!("{m}[g]")
+                        }
+                    }),
+                )
+            } else {
+                (
+                    format!("{}[r]", t.ptrs),
+                    t.mask.as_ref().map(|m| format!("{m}[r]")),
+                )
+            };
+            let value = match m {
+                Some(m) => format!("{m} ? *{p} : ({})0", t.cty),
+                None => format!("*{p}"),
+            };
+            // A swizzle moves whole 16-byte chunks: an element's address
+            // is its chunk's (the one the 16-byte path computes; hoisted
+            // out of the loop for every element, they would not fit the
+            // producer's registers) plus its bytes into the chunk.
+            let (at_r, plus) = if t.chunk > 1 {
+                ("g", format!(" + (r - g) * {}", t.eb))
+            } else {
+                ("r", String::new())
+            };
+            let (line, along) = if at_r == "g" {
+                (&t.line_g, &t.along_g)
+            } else {
+                (&t.line, &t.along)
+            };
+            // A chunk at a time (an empty asm with a memory clobber
+            // between them): loads hoisted above the stores of earlier
+            // chunks would hold the whole tile in the producer's few
+            // registers.
+            let group = t.regs.min(16 / t.eb).max(1);
+            self.line(format!(
+                "#pragma unroll\nfor (int g = 0; g < {}; g += {group}) {{\n#pragma unroll\n  for (int r = g; r < g + {group}; ++r) *({}*)(tw_smem_raw + {base} + tw_swz({line}, ({along}) * {}, {lines_w}){plus}) = {value};\n  asm volatile(\"\" ::: \"memory\");\n}}",
+                t.regs, t.cty, t.eb
+            ));
         }
+        self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
+        self.line(format!("tw_mbar_arrive({full});"));
+        self.indent -= 1;
+        self.line("}");
         Ok(())
     }
 
@@ -878,6 +1185,11 @@ impl Emitter<'_> {
             "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k});",
             ring.full
         ));
+        if ring.copied {
+            // The producer's threads wrote the slot through the generic
+            // proxy; wgmma reads it through the async proxy.
+            self.line("asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");");
+        }
         for (j, &r) in data.results.iter().enumerate() {
             let (off, smem, _) = ring.buffers[j];
             self.views.insert(
@@ -904,18 +1216,34 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// Whether `v` is a plain `load` of a pointer tile whose only use is an
+    /// `aref.put`: the put copies it with the partition's threads
+    /// ([`Self::copy_chunks`]), the load emits nothing.
+    pub(super) fn is_copy_put_operand(&self, v: Value) -> bool {
+        let f = self.func;
+        self.only_put(v)
+            && f.def_op(v).is_some_and(|l| {
+                matches!(f.ops[l].kind, OpKind::Load { .. })
+                    && f.ty(f.ops[l].operands[0]).is_tensor()
+            })
+    }
+
     /// Whether `v` is a `desc_load` whose only use is an `aref.put`: the
     /// put issues it as a TMA copy, the load emits nothing.
     pub(super) fn is_tma_put_operand(&self, v: Value) -> bool {
         let f = self.func;
-        let mut users = f.ops.values().filter(|d| d.operands.contains(&v));
-        let only_put = users
-            .next()
-            .is_some_and(|d| matches!(d.kind, OpKind::ArefPut) && d.operands[0] != v)
-            && users.next().is_none();
-        only_put
+        self.only_put(v)
             && f.def_op(v)
                 .is_some_and(|l| matches!(f.ops[l].kind, OpKind::DescLoad))
+    }
+
+    /// Whether an `aref.put` is the only use of `v`, as one of its tiles.
+    fn only_put(&self, v: Value) -> bool {
+        let mut users = self.func.ops.values().filter(|d| d.operands.contains(&v));
+        users
+            .next()
+            .is_some_and(|d| matches!(d.kind, OpKind::ArefPut) && d.operands[0] != v)
+            && users.next().is_none()
     }
 }
 
@@ -958,6 +1286,16 @@ fn template_geometry(box_extents: &[u32], elem_bytes: u32) -> (Vec<HostExpr>, Ve
 pub(super) const TMAP_TYPE: &str = "
 struct __align__(64) tw_tmap { unsigned long long words[16]; };
 ";
+
+/// PTX helpers of the producer copies ([`Emitter::copy_chunks`]).
+pub(super) const COPY_PRELUDE: &str = r#"
+static __device__ __forceinline__ void tw_cp_async16(unsigned dst, const void* src, unsigned src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+static __device__ __forceinline__ void tw_cp_async_arrive(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(bar) : "memory");
+}
+"#;
 
 /// PTX helpers of the warp-specialized kernels.
 pub(super) const WS_PRELUDE: &str = r#"

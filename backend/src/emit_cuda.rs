@@ -271,6 +271,10 @@ struct Emitter<'f> {
     func: &'f Function,
     layouts: &'f LayoutMap,
     axis: &'f AxisInfoMap,
+    /// The facts without the kernel's hints
+    /// ([`tawa_ir::axis_info::analyze_proven`]): what a vector or copy
+    /// chunk taken on a run-time alignment check rests on.
+    proven_axis: AxisInfoMap,
     source: Option<Vec<String>>,
     out: String,
     indent: usize,
@@ -359,6 +363,20 @@ struct OperandSmem {
     mn_major: bool,
     /// Swizzle width in bytes.
     w: u32,
+}
+
+impl OperandSmem {
+    /// The tile dimension a line of the layout is one index of, and the one
+    /// that walks along the line in bytes: a row or column and K (K-major),
+    /// or a K index and M/N (MN-major).
+    fn line_and_along(self) -> (usize, usize) {
+        let mn_dim = 1 - self.k_dim;
+        if self.mn_major {
+            (self.k_dim, mn_dim)
+        } else {
+            (mn_dim, self.k_dim)
+        }
+    }
 }
 
 /// Swizzle width for lines of `line_bytes` bytes, or `None` when no
@@ -528,6 +546,7 @@ pub fn emit(
         func,
         layouts,
         axis,
+        proven_axis: tawa_ir::axis_info::analyze_proven(func),
         source: source.map(|s| s.lines().map(str::to_string).collect()),
         out: String::new(),
         indent: 1,
@@ -673,6 +692,9 @@ pub fn emit(
     } else {
         // One CTA per SM: `setmaxnreg` redistributes its register file.
         cuda.push_str(aref_lower::WS_PRELUDE);
+        if e.rings.values().any(|r| r.copied()) {
+            cuda.push_str(aref_lower::COPY_PRELUDE);
+        }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();
         ranks.dedup();
@@ -1315,6 +1337,8 @@ impl<'f> Emitter<'f> {
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
             OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            // Copied by the producer's threads at the `aref.put` it feeds.
+            OpKind::Load { .. } if self.is_copy_put_operand(data.results[0]) => Ok(()),
             // A column-major operand's slot, copied in box order: wgmma
             // reads it in place (the slot's layout is planned for the dot
             // that reads the transpose, `aref_lower::buffer_smem`).
@@ -1687,33 +1711,63 @@ impl<'f> Emitter<'f> {
         // there costs registers in the 128x256 GEMMs (spills).
         let predicated = !self.operand_buffers.contains_key(&r);
         self.line(format!("{c} {name}[{regs}];"));
-        if v > 1 {
-            let vt = vec_type(v * eb);
+        // A dot operand whose pointers run in whole vectors not proven
+        // aligned: vectors where this thread's are aligned at run time,
+        // elements otherwise, each read from its vector's first pointer.
+        // Only those first pointers are read, so a pointer tile carried by
+        // the loop holds registers for them alone (tutorial 08's 128x64
+        // tiles off loaded base pointers spilled when every pointer was).
+        let checked = if v == 1 && !predicated {
+            self.unproven_vec_width(ptr, mask, layout, &shape, eb)
+        } else {
+            1
+        };
+        let other_op = has_other.then(|| data.operands[2]);
+        if checked > 1 {
+            let ok = self.tmp("aligned");
             self.line(format!(
-                "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
-                regs / v
+                "bool {ok} = true;\n#pragma unroll\nfor (int g = 0; g < {regs}; g += {checked}) {ok} &= (((unsigned long long){p}[g]) & {}ull) == 0;",
+                checked * eb - 1
             ));
+            self.line(format!("if ({ok}) {{"));
             self.indent += 1;
-            self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
-            let cond = m.as_ref().map(|m| format!("{m}[g * {v}]"));
-            match &cond {
-                Some(cnd) if predicated && matches!(v * eb, 4 | 8 | 16) => {
-                    self.line(format!("t.u = tw_ld{}({p}[g * {v}], {cnd});", v * eb))
-                }
-                Some(cnd) => self.line(format!(
-                    "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
-                )),
-                None => self.line(format!("t.u = *(const {vt}*)({p}[g * {v}]);")),
-            }
+            self.vector_loads(
+                (name, &c),
+                layout,
+                regs,
+                checked,
+                eb,
+                &p,
+                m.as_deref(),
+                other_op,
+                predicated,
+            )?;
+            self.indent -= 1;
+            self.line("} else {");
+            self.indent += 1;
+            let at = format!("({p}[r - r % {checked}] + r % {checked})");
+            let e = match (&m, &other) {
+                (Some(m), Some(o)) => format!("{m}[r] ? *{at} : {o}"),
+                (Some(m), None) => format!("{m}[r] ? *{at} : ({c})0"),
+                _ => format!("*{at}"),
+            };
             self.line(format!(
-                "#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = t.e[e];"
+                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"
             ));
-            if let (Some(cnd), Some(_)) = (&cond, &other) {
-                let o = self.elem_at(data.operands[2], layout, &format!("g * {v} + e"))?;
-                self.line(format!("if (!{cnd}) {{\n#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = {o};\n}}"));
-            }
             self.indent -= 1;
             self.line("}");
+        } else if v > 1 {
+            self.vector_loads(
+                (name, &c),
+                layout,
+                regs,
+                v,
+                eb,
+                &p,
+                m.as_deref(),
+                other_op,
+                predicated,
+            )?;
         } else {
             let e = match (&m, &other) {
                 (Some(m), Some(o)) => format!("{m}[r] ? *{p}[r] : {o}"),
@@ -1724,6 +1778,88 @@ impl<'f> Emitter<'f> {
                 "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {e};"
             ));
         }
+        Ok(())
+    }
+
+    /// The vector width [`Self::vec_width`] would give `ptr` were its
+    /// pointers aligned: how many elements run contiguously in a thread's
+    /// registers (and under one mask value), by the proven facts: a
+    /// `max_contiguous` hint broken at a `% N` wrap would make a vector
+    /// read past the row where the run-time check finds it aligned.
+    fn unproven_vec_width(
+        &self,
+        ptr: Value,
+        mask: Option<Value>,
+        layout: &Layout,
+        shape: &[u32],
+        elem_bytes: u32,
+    ) -> u32 {
+        let digits = layout.digits(shape);
+        let Some(first) = digits.first() else {
+            return 1;
+        };
+        if first.stride != 1 || first.size <= 1 {
+            return 1;
+        }
+        let dim = first.dim as usize;
+        let mut info = self.proven_axis.get(ptr).clone();
+        if info.divisibility.len() <= dim {
+            return 1;
+        }
+        info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
+        let minfo = mask.map(|m| self.proven_axis.get(m));
+        let max = first.size.min(16 / elem_bytes.max(1)).max(1);
+        vector_width(
+            &info,
+            minfo.filter(|m| m.constancy.len() > dim),
+            dim,
+            elem_bytes,
+            max,
+        )
+    }
+
+    /// Loads of `regs` registers of tile `name` (elements of C type `c`)
+    /// in vectors of `v` elements from pointer tile `p`, masked by `m`,
+    /// `other_op` where not.
+    #[allow(clippy::too_many_arguments)]
+    fn vector_loads(
+        &mut self,
+        (name, c): (&str, &str),
+        layout: &Layout,
+        regs: u32,
+        v: u32,
+        eb: u32,
+        p: &str,
+        m: Option<&str>,
+        other_op: Option<Value>,
+        predicated: bool,
+    ) -> Res<()> {
+        let vt = vec_type(v * eb);
+        self.line(format!(
+            "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{",
+            regs / v
+        ));
+        self.indent += 1;
+        self.line(format!("union {{ {vt} u; {c} e[{v}]; }} t;"));
+        let cond = m.map(|m| format!("{m}[g * {v}]"));
+        match &cond {
+            Some(cnd) if predicated && matches!(v * eb, 4 | 8 | 16) => {
+                self.line(format!("t.u = tw_ld{}({p}[g * {v}], {cnd});", v * eb))
+            }
+            Some(cnd) => self.line(format!(
+                "if ({cnd}) t.u = *(const {vt}*)({p}[g * {v}]); else t.u = {{}};"
+            )),
+            None => self.line(format!("t.u = *(const {vt}*)({p}[g * {v}]);")),
+        }
+        self.line(format!(
+            "#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = t.e[e];"
+        ));
+        if let (Some(cnd), Some(o)) = (&cond, other_op) {
+            let o = self.elem_at(o, layout, &format!("g * {v} + e"))?;
+            self.line(format!("if (!{cnd}) {{\n#pragma unroll\nfor (int e = 0; e < {v}; ++e) {name}[g * {v} + e] = {o};\n}}"));
+        }
+        self.indent -= 1;
+        self.line("}");
         Ok(())
     }
 
@@ -2682,15 +2818,8 @@ impl<'f> Emitter<'f> {
         let s = self.scalar_of(v);
         let eb = s.byte_size();
         let c = cty(s);
-        let OperandSmem { k_dim, mn_major, w } = smem;
-        let mn_dim = 1 - k_dim;
-        // A line of the layout is one row/column (K-major) or one K index
-        // (MN-major); the other coordinate walks along the line in bytes.
-        let (line_dim, along_dim) = if mn_major {
-            (k_dim, mn_dim)
-        } else {
-            (mn_dim, k_dim)
-        };
+        let w = smem.w;
+        let (line_dim, along_dim) = smem.line_and_along();
         let lines = shape[line_dim];
         let regs = layout.regs_per_thread(&shape);
         let line = Self::coord_c(layout, &shape, line_dim, "r");

@@ -3,7 +3,9 @@
 //! unit-stride specializations are the ones a launch would get).
 
 use expect_test::expect;
-use tawa_ir::axis_info::{analyze, print_axis_info, vector_width, AxisInfo, AxisInfoMap};
+use tawa_ir::axis_info::{
+    analyze, analyze_proven, print_axis_info, vector_width, AxisInfo, AxisInfoMap,
+};
 mod common;
 
 use common::compile;
@@ -108,6 +110,33 @@ fn matmul_ragged_100_stays_scalar() {
     assert_eq!(width(&map, b_ptrs, Some(b_mask), 1, 2), 1);
     // Without the mask A would still be limited by its alignment.
     assert_eq!(width(&map, a_ptrs, None, 1, 2), 1);
+}
+
+/// matmul's `cols = max_contiguous(multiple_of((pid_n * BN + arange) % N,
+/// BN), BN)` claims runs of BN along N that `% N` breaks at column N
+/// when N = 100 is no multiple of them; without the hints
+/// (`analyze_proven`, what a vector taken on a run-time alignment check
+/// rests on) B's pointers have runs of one.
+#[test]
+fn matmul_ragged_100_b_runs_are_the_hints_alone() {
+    let func = compile("matmul", "ragged_100");
+    let hinted = analyze(&func);
+    let proven = analyze_proven(&func);
+    let [(a_ptrs, _), (b_ptrs, _)] = matmul_loads(&func);
+    assert_eq!(hinted.get(b_ptrs).contiguity[1], 64);
+    assert_eq!(proven.get(b_ptrs).contiguity[1], 1);
+    // A's runs along K come from `arange` with the unit stride: proven.
+    assert_eq!(proven.get(a_ptrs).contiguity[1], 32);
+}
+
+/// With N `i32:16` the proof keeps what `% N` cannot break: runs of 16
+/// (the wrap falls on a multiple of 16), where the hint claims 128.
+#[test]
+fn matmul_square_4096_proves_b_runs_of_what_n_is_divisible_by() {
+    let func = compile("matmul", "square_4096");
+    let [_, (b_ptrs, _)] = matmul_loads(&func);
+    assert_eq!(analyze_proven(&func).get(b_ptrs).contiguity[1], 16);
+    assert!(analyze(&func).get(b_ptrs).contiguity[1] > 16);
 }
 
 #[test]

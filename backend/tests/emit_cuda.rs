@@ -334,3 +334,64 @@ def rescale_halves(a_ptr, b_ptr, s_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexp
     assert!(!text.contains("join through shared memory"), "{text}");
     assert!(!text.contains("split through shared memory"), "{text}");
 }
+
+/// A dot operand whose pointers have no alignment proof takes 16-byte
+/// vectors where a thread's turn out aligned at run time, on the
+/// strength of contiguity the code proves (`cols = pid * BN + arange`);
+/// not on a `max_contiguous` hint (`% N` wraps the columns, so a vector
+/// from column 96 of N = 100 would read past the row: the H100's memcheck
+/// found such reads in the matmul example's ragged case).
+#[test]
+fn run_time_aligned_vectors_rest_on_proven_contiguity_not_hints() {
+    let source = |cols: &str| {
+        format!(
+            r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def gemm(a_ptr, b_ptr, c_ptr, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid = tl.program_id(0)
+    rows = tl.arange(0, BM)
+    {cols}
+    ks = tl.arange(0, BK)
+    a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]
+    b_ptrs = b_ptr + ks[:, None] * N + cols[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))
+"#
+        )
+    };
+    let k_loop = |cols: &str| {
+        let opts = tawa_frontend::CompileOptions {
+            signature: Some("*fp16, *fp16, *fp16, i32, i32, 64, 64, 32".into()),
+            num_warps: Some(4),
+            num_stages: Some(1),
+            ..Default::default()
+        };
+        let module = tawa_frontend::compile("gemm.py", &source(cols), &opts)
+            .unwrap_or_else(|d| panic!("{}", d.render(false)));
+        let text = generate_cuda(&module.functions[0], &CodegenOptions::default())
+            .unwrap()
+            .cuda;
+        main_loop(&text).to_string()
+    };
+    let proven = k_loop("cols = pid * BN + tl.arange(0, BN)");
+    assert_eq!(
+        proven.matches("bool aligned").count(),
+        2,
+        "A and B take vectors where aligned at run time:\n{proven}"
+    );
+    let hinted = k_loop(
+        "cols = tl.max_contiguous(tl.multiple_of((pid * BN + tl.arange(0, BN)) % N, BN), BN)",
+    );
+    assert_eq!(
+        hinted.matches("bool aligned").count(),
+        1,
+        "only A (runs along K from arange) takes vectors:\n{hinted}"
+    );
+}

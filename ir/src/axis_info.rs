@@ -141,11 +141,32 @@ impl AxisInfoMap {
     }
 }
 
-/// Runs the analysis over `func`.
+/// Runs the analysis over `func`, trusting the kernel's `tl.multiple_of`
+/// / `tl.max_contiguous` / `tl.max_constancy` hints as Triton does.
 pub fn analyze(func: &Function) -> AxisInfoMap {
+    analyze_with(func, true)
+}
+
+/// Runs the analysis over `func` without the kernel's hints: the facts
+/// the code itself (and the signature's specialization) proves.
+///
+/// A hint is a promise Triton only leans on beside a compile-time
+/// alignment proof, and tutorials break it: `max_contiguous(cols, BN)` of
+/// columns that wrap at `N` (`% N`, `where(cols < N, cols, 0)`) claims
+/// runs of `BN` that are broken at the wrap whenever `N` is not a
+/// multiple of `BN`. A vector that is taken because its pointers turn out
+/// aligned at run time (16-byte loads or `cp.async` chunks of pointers
+/// with no alignment proof) straddles such a wrap and reads past the
+/// row, so it has to rest on these facts instead.
+pub fn analyze_proven(func: &Function) -> AxisInfoMap {
+    analyze_with(func, false)
+}
+
+fn analyze_with(func: &Function, trust_hints: bool) -> AxisInfoMap {
     let mut a = Analyzer {
         func,
         facts: SecondaryMap::with_default(Fact::default()),
+        trust_hints,
     };
     // Every value starts conservative, so values the walk does not reach
     // (detached blocks) still answer with their rank.
@@ -336,6 +357,9 @@ fn fits(v: i64, ty: Option<ScalarType>) -> bool {
 struct Analyzer<'f> {
     func: &'f Function,
     facts: SecondaryMap<Value, Fact>,
+    /// Whether `hint` ops replace the facts (`analyze`) or pass their
+    /// operand's through (`analyze_proven`).
+    trust_hints: bool,
 }
 
 impl<'f> Analyzer<'f> {
@@ -748,20 +772,22 @@ impl<'f> Analyzer<'f> {
             } => match operand(0) {
                 // `tl.multiple_of` / `tl.max_contiguous` / `tl.max_constancy`
                 // replace what the analysis found (Triton's `tt.divisibility`
-                // etc. attributes): the user vouches for them.
+                // etc. attributes): the user vouches for them. The proven
+                // facts (`analyze_proven`) keep the operand's.
                 Some(x) => {
                     let mut f = self.fact(x).clone();
                     if f.info.rank() != rank {
                         f = Fact::unknown(rank);
                     }
-                    if multiple_of.len() == rank {
+                    let trust = self.trust_hints;
+                    if trust && multiple_of.len() == rank {
                         f.info.divisibility =
                             multiple_of.iter().map(|&m| pow2_divisor(m)).collect();
                     }
-                    if max_contiguous.len() == rank {
+                    if trust && max_contiguous.len() == rank {
                         f.info.contiguity = max_contiguous.clone();
                     }
-                    if max_constancy.len() == rank {
+                    if trust && max_constancy.len() == rank {
                         f.info.constancy = max_constancy.clone();
                     }
                     f

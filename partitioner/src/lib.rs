@@ -25,6 +25,9 @@
 //!   `desc_load`s of descriptors built from their recipes at the top of
 //!   the kernel, the form the partitioner moves and the backend turns
 //!   into `cp.async.bulk.tensor` copies.
+//! - [`producer_copy`]: the mainloop tiles TMA refused that the producer's
+//!   threads copy into the aref slot (`cp.async`), with the access width
+//!   proven or checked at run time.
 //! - [`tma_store`]: the tile stores the same analysis expresses as a copy
 //!   of the whole tile become `desc_store`s of host-built descriptors,
 //!   which the backend writes back with TMA stores.
@@ -36,9 +39,10 @@ pub mod wrap_proof;
 
 pub use tma_infer::{explain, infer_tma, infer_tma_stores, NotTma, TmaPlan, TmaRecipe};
 pub mod partition;
+pub mod producer_copy;
 pub mod tma_lower;
 pub mod tma_store;
 
-pub use partition::{warp_specialize, PartitionError, WsOptions};
+pub use partition::{warp_specialize, warp_specialize_with_copies, PartitionError, WsOptions};
 pub use tma_lower::lower_tma_loads;
 pub use tma_store::lower_tma_stores;

@@ -113,6 +113,17 @@ pub fn warp_specialize(
     plan: &TmaPlan,
     opts: &WsOptions,
 ) -> Result<Option<Function>, PartitionError> {
+    warp_specialize_with_copies(func, plan, &HashSet::new(), opts)
+}
+
+/// [`warp_specialize`], with `copies`: plain tile loads the producer
+/// copies with its threads (`producer_copy`), moved like the TMA loads.
+pub fn warp_specialize_with_copies(
+    func: &Function,
+    plan: &TmaPlan,
+    copies: &HashSet<Op>,
+    opts: &WsOptions,
+) -> Result<Option<Function>, PartitionError> {
     if opts.depth == 0 {
         return Err(PartitionError {
             loc: Loc::UNKNOWN,
@@ -152,7 +163,7 @@ pub fn warp_specialize(
         {
             continue;
         }
-        let Some(candidate) = LoopSplit::find(func, plan, op) else {
+        let Some(candidate) = LoopSplit::find(func, plan, copies, op) else {
             continue;
         };
         let types = candidate.buffer_types(func);
@@ -211,7 +222,7 @@ fn even_register_share(threads: u32) -> u32 {
 /// warps (the registers each thread holds at entry anyway: one consumer
 /// warpgroup keeping a 128-row attention tile spilled at 232), 232 at
 /// 4 + 8, 104 at 4 + 16. An error when the warps do not fit a CTA.
-fn register_budgets(consumer_warps: u32, opts: &WsOptions) -> Result<(u32, u32), String> {
+pub fn register_budgets(consumer_warps: u32, opts: &WsOptions) -> Result<(u32, u32), String> {
     let warps = opts
         .producer_warps
         .checked_add(consumer_warps)
@@ -340,7 +351,12 @@ pub(crate) fn ancestor_in(func: &Function, block: Block, op: Op) -> Option<Op> {
 }
 
 impl LoopSplit {
-    fn find(func: &Function, plan: &TmaPlan, the_loop: Op) -> Option<LoopSplit> {
+    fn find(
+        func: &Function,
+        plan: &TmaPlan,
+        copies: &HashSet<Op>,
+        the_loop: Op,
+    ) -> Option<LoopSplit> {
         let loop_body = func.ops[the_loop].regions[0];
         let block = &func.blocks[loop_body];
         let in_body: HashSet<Op> = block.ops.iter().copied().collect();
@@ -363,7 +379,7 @@ impl LoopSplit {
         let mut carried = HashSet::new();
         for &op in &block.ops {
             let is_load = matches!(func.ops[op].kind, OpKind::Load { .. } | OpKind::DescLoad);
-            if !is_load || plan.recipe(op).is_none() {
+            if !is_load || (plan.recipe(op).is_none() && !copies.contains(&op)) {
                 continue;
             }
             // A tile carried into the next iteration would outlive its

@@ -1037,6 +1037,23 @@ impl<'f> Inference<'f> {
             == 0
     }
 
+    /// Why the stride of dimension `d` keeps TMA away: not known to be a
+    /// multiple of 16 bytes, with the hint that says it is.
+    fn stride_alignment_reason(&self, d: usize, stride: &Poly, elem_bytes: u32) -> String {
+        if self.over_params(stride) {
+            format!(
+                "the stride of dimension {d} (`{}`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
+                self.render(stride)
+            )
+        } else {
+            format!(
+                "the stride of dimension {d} (`{}`) is computed in the kernel and not known to be a multiple of 16 bytes (if it is, say so with `tl.multiple_of(stride, {})` where it is loaded)",
+                self.render(stride),
+                16 / elem_bytes.clamp(1, 16)
+            )
+        }
+    }
+
     fn assemble(&self, op: Op, g: Geometry) -> Decision {
         let func = self.func;
         let elem_bytes = g.elem.byte_size();
@@ -1049,7 +1066,7 @@ impl<'f> Inference<'f> {
         let promised_aligned = g.device_built && g.source == LoadStyle::TensorDesc;
         if base_align < 16 && !promised_aligned {
             let base = self.value_name(g.base.base);
-            return Err(if self.loaded_base(g.base.base) {
+            let base_reason = if self.loaded_base(g.base.base) {
                 format!(
                     "the base pointer {base} is loaded from memory and not known to be 16-byte aligned (if it is, say so where it is loaded: `ptr = tl.multiple_of(tl.load(...).to(...), 16)`)"
                 )
@@ -1058,7 +1075,25 @@ impl<'f> Inference<'f> {
                     "the base pointer {base} is not known to be 16-byte aligned (declare it `*{}:16` if it is)",
                     g.elem.triton_name()
                 )
-            });
+            };
+            // The strides TMA would refuse next for the same reason: the
+            // whole source change at once.
+            let strides: Vec<String> = g
+                .dims
+                .iter()
+                .enumerate()
+                .filter(|(_, dim)| {
+                    dim.size > 1
+                        && !dim.stride.is_zero()
+                        && dim.stride.as_constant() != Some(1)
+                        && !self.stride_aligned(&dim.stride, g.elem)
+                })
+                .map(|(d, dim)| self.stride_alignment_reason(d, &dim.stride, elem_bytes))
+                .collect();
+            return Err(std::iter::once(base_reason)
+                .chain(strides)
+                .collect::<Vec<_>>()
+                .join("; and "));
         }
 
         // The dimensions of the copy: those the tile extends along, and
@@ -1204,18 +1239,7 @@ impl<'f> Inference<'f> {
                 ));
             }
             if d != inner && !self.stride_aligned(&dim.stride, g.elem) && !promised_aligned {
-                return Err(if self.over_params(&dim.stride) {
-                    format!(
-                        "the stride of dimension {d} (`{}`) is not known to be a multiple of 16 bytes (a `:16` divisibility hint in the signature says it is)",
-                        self.render(&dim.stride)
-                    )
-                } else {
-                    format!(
-                        "the stride of dimension {d} (`{}`) is computed in the kernel and not known to be a multiple of 16 bytes (if it is, say so with `tl.multiple_of(stride, {})` where it is loaded)",
-                        self.render(&dim.stride),
-                        16 / elem_bytes.clamp(1, 16)
-                    )
-                });
+                return Err(self.stride_alignment_reason(d, &dim.stride, elem_bytes));
             }
             tma.push(TmaDim {
                 tile_dim: Some(d),

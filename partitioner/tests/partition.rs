@@ -3,7 +3,8 @@
 //! NAME=VALUE` as in the TMA inference's file tests), warp-specialized
 //! with the default options, checked by the verifier, and its printed IR
 //! compared with the blessed `<name>.ws.tir` beside it: the WS IR, or the
-//! plain IR when there is nothing to specialize. Bless with
+//! plain IR when there is nothing to specialize. The loads TMA refuses that
+//! the producer's threads can copy (`producer_copy`) move too. Bless with
 //! `UPDATE_EXPECT=1 cargo test -p tawa-partitioner --test partition`.
 
 #[path = "support/file_kernel.rs"]
@@ -11,7 +12,9 @@ mod file_kernel;
 
 use expect_test::expect_file;
 use tawa_ir::{axis_info, print_function, verify_function, Function, OpKind};
-use tawa_partitioner::{infer_tma, warp_specialize, WsOptions};
+use tawa_partitioner::{
+    infer_tma, producer_copy, warp_specialize, warp_specialize_with_copies, WsOptions,
+};
 
 fn has_ws(func: &Function) -> bool {
     let mut found = false;
@@ -25,9 +28,16 @@ fn partition_file_tests() {
     let mut specialized = 0;
     for k in file_kernel::compile_dir("partition", 3) {
         let (name, func) = (&k.name, &k.func);
-        let plan = infer_tma(func, &axis_info::analyze(func));
-        let ws = warp_specialize(func, &plan, &WsOptions::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let axis = axis_info::analyze(func);
+        let plan = infer_tma(func, &axis);
+        let copies = producer_copy::producer_copies(func, &plan);
+        let ws = warp_specialize_with_copies(
+            func,
+            &plan,
+            &producer_copy::copy_ops(&copies),
+            &WsOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         let text = match &ws {
             Some(ws) => {
                 if let Err(errors) = verify_function(ws) {
