@@ -1621,17 +1621,12 @@ impl<'f> Emitter<'f> {
         shape: &[u32],
         elem_bytes: u32,
     ) -> u32 {
-        let digits = layout.digits(shape);
-        let Some(first) = digits.first() else {
+        let Some((dim, run)) = register_run(layout, shape) else {
             return 1;
         };
-        if first.stride != 1 || first.size <= 1 {
-            return 1;
-        }
-        let dim = first.dim as usize;
         let info = self.axis.get(ptr);
         let minfo = mask.map(|m| self.axis.get(m));
-        let max = first.size.min(16 / elem_bytes.max(1)).max(1);
+        let max = run.min(16 / elem_bytes.max(1)).max(1);
         if info.contiguity.len() <= dim {
             return 1;
         }
@@ -1794,21 +1789,16 @@ impl<'f> Emitter<'f> {
         shape: &[u32],
         elem_bytes: u32,
     ) -> u32 {
-        let digits = layout.digits(shape);
-        let Some(first) = digits.first() else {
+        let Some((dim, run)) = register_run(layout, shape) else {
             return 1;
         };
-        if first.stride != 1 || first.size <= 1 {
-            return 1;
-        }
-        let dim = first.dim as usize;
         let mut info = self.proven_axis.get(ptr).clone();
         if info.divisibility.len() <= dim {
             return 1;
         }
         info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
         let minfo = mask.map(|m| self.proven_axis.get(m));
-        let max = first.size.min(16 / elem_bytes.max(1)).max(1);
+        let max = run.min(16 / elem_bytes.max(1)).max(1);
         vector_width(
             &info,
             minfo.filter(|m| m.constancy.len() > dim),
@@ -2286,10 +2276,10 @@ impl<'f> Emitter<'f> {
         let f = self.func;
         let data = &f.ops[op];
         let rank = shape.len();
-        let Some(first) = layout.digits(shape).into_iter().next() else {
+        let Some((dim, run)) = register_run(layout, shape) else {
             return 1;
         };
-        if rank == 0 || first.stride != 1 || first.size <= 1 || first.dim as usize != rank - 1 {
+        if dim + 1 != rank {
             return 1;
         }
         let Some(make) = f
@@ -2306,7 +2296,7 @@ impl<'f> Emitter<'f> {
             return 1;
         }
         let div = |v: Value| u64::from(self.axis.get(v).divisibility.first().copied().unwrap_or(1));
-        let mut v = first.size.min(16 / eb).max(1);
+        let mut v = run.min(16 / eb).max(1);
         while v > 1 {
             let bytes = u64::from(v * eb);
             let aligned = div(ops[0]) % bytes == 0
@@ -3489,6 +3479,14 @@ impl<'f> Emitter<'f> {
         }
         Ok(())
     }
+}
+
+/// The run of a thread's registers that are adjacent elements along one
+/// dimension (the layout's first digit): that dimension and the run's
+/// length; `None` when consecutive registers are not adjacent elements.
+fn register_run(layout: &Layout, shape: &[u32]) -> Option<(usize, u32)> {
+    let first = layout.digits(shape).into_iter().next()?;
+    (first.stride == 1 && first.size > 1).then_some((first.dim as usize, first.size))
 }
 
 /// Row-major linear index of register `r`'s element.
