@@ -182,7 +182,7 @@ pub struct PipelineFlags {
     #[arg(long, value_name = "N")]
     pub mma_depth: Option<u32>,
 
-    /// Make a warp-specialized kernel with a grid over x, or x and y, persistent: one
+    /// Make a warp-specialized kernel with a grid over x, x and y, or x, y and z, persistent: one
     /// program per SM walks the tiles, so that the producer loads the next
     /// tile during the epilogue of the last. The default; the flag only
     /// says so (ablation scripts name both settings).

@@ -451,9 +451,15 @@ fn warp_specialize_with(
         match tawa_pipeliner::persistent::make_persistent(&mut made) {
             Ok(()) => {
                 check_pass("persistent", &made)?;
-                let params = match &made.attrs.grid_param_y {
-                    Some(y) => format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)"),
-                    None => "tiles (parameter `tw_grid_x`)".to_string(),
+                let params = match (&made.attrs.grid_param_y, &made.attrs.grid_param_z) {
+                    (Some(y), Some(z)) => format!(
+                        "x * y * z tiles, x fastest, z slowest (parameters `tw_grid_x`, `{y}`, \
+                         `{z}`)"
+                    ),
+                    (Some(y), None) => {
+                        format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)")
+                    }
+                    _ => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
                 let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies, true)?;
                 persistence = Some(match &split {

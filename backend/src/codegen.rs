@@ -52,6 +52,11 @@ pub struct KernelSource {
     /// which walk the x * y tiles.
     #[serde(default)]
     pub grid_param_y: Option<usize>,
+    /// With `grid_param_y`, for a kernel written for a grid over x, y and
+    /// z: the parameter that receives the z size; the one-axis grid's
+    /// programs walk the x * y * z tiles.
+    #[serde(default)]
+    pub grid_param_z: Option<usize>,
 }
 
 impl KernelSource {
@@ -60,14 +65,22 @@ impl KernelSource {
     /// `resident` programs along x (it walks the rest itself); any other
     /// kernel gets `grid`.
     pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
-        match (self.grid_param, self.grid_param_y) {
-            (Some(_), Some(_)) => [
+        match (self.grid_param, self.grid_param_y, self.grid_param_z) {
+            (Some(_), Some(_), Some(_)) => [
+                grid[0]
+                    .saturating_mul(grid[1])
+                    .saturating_mul(grid[2])
+                    .min(resident.max(1)),
+                1,
+                1,
+            ],
+            (Some(_), Some(_), None) => [
                 grid[0].saturating_mul(grid[1]).min(resident.max(1)),
                 1,
                 grid[2],
             ],
-            (Some(_), None) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
-            (None, _) => grid,
+            (Some(_), None, _) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
+            (None, _, _) => grid,
         }
     }
 }
@@ -237,6 +250,11 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         grid_param_y: func
             .attrs
             .grid_param_y
+            .as_ref()
+            .and_then(|n| params.iter().position(|p| p.name == *n)),
+        grid_param_z: func
+            .attrs
+            .grid_param_z
             .as_ref()
             .and_then(|n| params.iter().position(|p| p.name == *n)),
         params,

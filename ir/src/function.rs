@@ -99,6 +99,10 @@ pub struct FuncAttrs {
     /// tiles itself (x fastest), so the launcher starts a one-axis grid of
     /// at most one program per SM.
     pub grid_param_y: Option<String>,
+    /// With `grid_param_y`, for a kernel written for a grid over x, y and
+    /// z (batched and split-K GEMMs): the parameter that receives the z
+    /// size; the kernel walks the x * y * z tiles (x fastest, z slowest).
+    pub grid_param_z: Option<String>,
 }
 
 impl Default for FuncAttrs {
@@ -109,6 +113,7 @@ impl Default for FuncAttrs {
             constexprs: Vec::new(),
             grid_param: None,
             grid_param_y: None,
+            grid_param_z: None,
         }
     }
 }

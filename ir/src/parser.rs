@@ -667,6 +667,7 @@ impl<'a> Parser<'a> {
             }
             f.attrs.grid_param = a.take_str(self, "grid_param")?;
             f.attrs.grid_param_y = a.take_str(self, "grid_param_y")?;
+            f.attrs.grid_param_z = a.take_str(self, "grid_param_z")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

@@ -427,6 +427,9 @@ impl Printer<'_> {
         if let Some(p) = &f.attrs.grid_param_y {
             let _ = write!(self.out, ", grid_param_y = {}", quote(p));
         }
+        if let Some(p) = &f.attrs.grid_param_z {
+            let _ = write!(self.out, ", grid_param_z = {}", quote(p));
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

@@ -228,6 +228,7 @@ impl Verifier<'_> {
         for (attr, name) in [
             ("grid_param", &f.attrs.grid_param),
             ("grid_param_y", &f.attrs.grid_param_y),
+            ("grid_param_z", &f.attrs.grid_param_z),
         ] {
             let Some(name) = name else { continue };
             let i32_param = f.params.iter().any(|p| {
@@ -240,6 +241,9 @@ impl Verifier<'_> {
         }
         if f.attrs.grid_param_y.is_some() && f.attrs.grid_param.is_none() {
             self.error(None, "grid_param_y without grid_param");
+        }
+        if f.attrs.grid_param_z.is_some() && f.attrs.grid_param_y.is_none() {
+            self.error(None, "grid_param_z without grid_param_y");
         }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {

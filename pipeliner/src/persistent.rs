@@ -36,9 +36,14 @@
 //! with `%tw_grid_y` a second parameter (the function's `grid_param_y`);
 //! the launcher then starts a one-axis grid.
 //!
-//! Kernels it leaves alone, with the reason: grids over z (`program_id`
-//! or `num_programs` of z), kernels that stride over programs themselves
-//! (`num_programs` of x or y), kernels that have a `grid_param` already,
+//! A grid over z as well (batched and split-K GEMMs: a batch or a K
+//! slice a z index) walks the x * y * z tiles, z slowest, with a third
+//! parameter `%tw_grid_z` (`grid_param_z`): pid z = %tile / (%tw_grid_x *
+//! %tw_grid_y). Such grids are many short tiles (a 512x512 product a
+//! batch), where one prologue per SM instead of one per tile counts most.
+//!
+//! Kernels it leaves alone, with the reason: kernels that stride over
+//! programs themselves (`num_programs`), kernels that have a `grid_param` already,
 //! and kernels with a loop whose bounds depend on the program id (causal
 //! attention: its tiles take different times, and a fixed stride gives
 //! some SMs more of the long ones than the hardware's block scheduler,
@@ -51,6 +56,9 @@ pub const GRID_PARAM: &str = "tw_grid_x";
 /// The name of the parameter that receives the grid's y size, for a
 /// kernel written for a grid over x and y.
 pub const GRID_PARAM_Y: &str = "tw_grid_y";
+/// The name of the parameter that receives the grid's z size, for a
+/// kernel written for a grid over x, y and z.
+pub const GRID_PARAM_Z: &str = "tw_grid_z";
 
 /// Makes `func` persistent (see the module docs), or says why not.
 pub fn make_persistent(func: &mut Function) -> Result<(), String> {
@@ -60,12 +68,11 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     let mut reason = None;
     let mut pids = Vec::new();
     let mut pids_y = Vec::new();
+    let mut pids_z = Vec::new();
     func.walk(&mut |op| match func.ops[op].kind {
         OpKind::ProgramId(Axis::X) => pids.push(func.ops[op].results[0]),
         OpKind::ProgramId(Axis::Y) => pids_y.push(func.ops[op].results[0]),
-        OpKind::ProgramId(Axis::Z) | OpKind::NumPrograms(Axis::Z) => {
-            reason.get_or_insert("the grid has a z axis");
-        }
+        OpKind::ProgramId(Axis::Z) => pids_z.push(func.ops[op].results[0]),
         OpKind::NumPrograms(_) => {
             reason.get_or_insert("the kernel strides over programs itself (num_programs)");
         }
@@ -82,7 +89,7 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
             func.ops[l].loc.line, func.ops[l].loc.col
         ));
     }
-    for name in [GRID_PARAM, GRID_PARAM_Y] {
+    for name in [GRID_PARAM, GRID_PARAM_Y, GRID_PARAM_Z] {
         if func.params.iter().any(|p| p.name == name) {
             return Err(format!("a parameter is already named `{name}`"));
         }
@@ -102,8 +109,13 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
         .map_or(func.ops[ret].loc, |&op| func.ops[op].loc);
     let i32_ty = Type::Scalar(Elem::Scalar(ScalarType::I32));
     let grid = func.add_param(GRID_PARAM, i32_ty.clone(), ParamHints::default());
-    let grid_y = (!pids_y.is_empty())
+    // A z axis brings the y parameter too (its size is the z index's
+    // stride), even where the kernel never reads its y index.
+    let with_z = !pids_z.is_empty();
+    let grid_y = (!pids_y.is_empty() || with_z)
         .then(|| func.add_param(GRID_PARAM_Y, i32_ty.clone(), ParamHints::default()));
+    let grid_z =
+        with_z.then(|| func.add_param(GRID_PARAM_Z, i32_ty.clone(), ParamHints::default()));
 
     let tiles = func.new_block(vec![i32_ty.clone()]);
     let tile = func.blocks[tiles].args[0];
@@ -111,24 +123,28 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     let moved: Vec<_> = func.blocks[body].ops.drain(..).collect();
     let (moved, ret) = moved.split_at(moved.len() - 1);
     // With a y axis, the tile's coordinates lead the tile loop's body.
-    let (tile_x, tile_y) = match grid_y {
-        Some(_) => {
-            let bin = |f: &mut Function, op: BinaryOp| {
-                f.append_value(
-                    tiles,
-                    OpKind::Binary(op),
-                    vec![tile, grid],
-                    i32_ty.clone(),
-                    loc,
-                )
-            };
-            let x = bin(func, BinaryOp::Rem);
-            let y = bin(func, BinaryOp::IDiv);
+    let bin = |f: &mut Function, op: BinaryOp, a, b| {
+        f.append_value(tiles, OpKind::Binary(op), vec![a, b], i32_ty.clone(), loc)
+    };
+    let (tile_x, tile_y, tile_z) = match (grid_y, grid_z) {
+        (Some(gy), Some(_)) => {
+            let x = bin(func, BinaryOp::Rem, tile, grid);
+            let rest = bin(func, BinaryOp::IDiv, tile, grid);
+            let y = bin(func, BinaryOp::Rem, rest, gy);
+            let z = bin(func, BinaryOp::IDiv, rest, gy);
             func.set_name(x, "tile_x");
             func.set_name(y, "tile_y");
-            (x, Some(y))
+            func.set_name(z, "tile_z");
+            (x, Some(y), Some(z))
         }
-        None => (tile, None),
+        (Some(_), None) => {
+            let x = bin(func, BinaryOp::Rem, tile, grid);
+            let y = bin(func, BinaryOp::IDiv, tile, grid);
+            func.set_name(x, "tile_x");
+            func.set_name(y, "tile_y");
+            (x, Some(y), None)
+        }
+        _ => (tile, None, None),
     };
     func.blocks[tiles].ops.extend_from_slice(moved);
     func.append_op(tiles, OpKind::Yield, vec![], vec![], vec![], loc);
@@ -138,6 +154,11 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     if let Some(tile_y) = tile_y {
         for pid in pids_y {
             func.replace_uses(pid, tile_y, &[]);
+        }
+    }
+    if let Some(tile_z) = tile_z {
+        for pid in pids_z {
+            func.replace_uses(pid, tile_z, &[]);
         }
     }
 
@@ -155,15 +176,22 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
         i32_ty.clone(),
         loc,
     );
-    let tile_count = match grid_y {
-        Some(gy) => func.append_value(
+    let mul = |f: &mut Function, a, b| {
+        f.append_value(
             body,
             OpKind::Binary(BinaryOp::Mul),
-            vec![grid, gy],
+            vec![a, b],
             i32_ty.clone(),
             loc,
-        ),
-        None => grid,
+        )
+    };
+    let tile_count = match (grid_y, grid_z) {
+        (Some(gy), Some(gz)) => {
+            let xy = mul(func, grid, gy);
+            mul(func, xy, gz)
+        }
+        (Some(gy), None) => mul(func, grid, gy),
+        _ => grid,
     };
     func.append_op(
         body,
@@ -176,6 +204,7 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     func.blocks[body].ops.push(ret[0]);
     func.attrs.grid_param = Some(GRID_PARAM.into());
     func.attrs.grid_param_y = grid_y.map(|_| GRID_PARAM_Y.into());
+    func.attrs.grid_param_z = grid_z.map(|_| GRID_PARAM_Z.into());
     Ok(())
 }
 
@@ -265,9 +294,35 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_over_z_stays() {
-        let mut f =
-            kernel("  %z = program_id z : i32\n  %q = addptr %p, %z : ptr<i32>\n  store %q, %z\n");
-        assert_eq!(make_persistent(&mut f), Err("the grid has a z axis".into()));
+    fn a_grid_over_z_is_walked_z_slowest() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %z = program_id z : i32\n  %s = add %x, %z : i32\n  \
+             %q = addptr %p, %s : ptr<i32>\n  store %q, %z\n",
+        );
+        make_persistent(&mut f).unwrap();
+        verify_function(&f).unwrap();
+        expect![[r#"
+            tt.func @k(%p: ptr<i32>, %tw_grid_x: i32, %tw_grid_y: i32, %tw_grid_z: i32) attributes {num_warps = 4, num_stages = 3, grid_param = "tw_grid_x", grid_param_y = "tw_grid_y", grid_param_z = "tw_grid_z"} {
+              %0 = program_id x : i32
+              %1 = num_programs x : i32
+              %2 = mul %tw_grid_x, %tw_grid_y : i32
+              %3 = mul %2, %tw_grid_z : i32
+              for %tile: i32 = %0 to %3 step %1 {
+                %tile_x = rem %tile, %tw_grid_x : i32
+                %4 = idiv %tile, %tw_grid_x : i32
+                %tile_y = rem %4, %tw_grid_y : i32
+                %tile_z = idiv %4, %tw_grid_y : i32
+                %x = program_id x : i32
+                %z = program_id z : i32
+                %s = add %tile_x, %tile_z : i32
+                %q = addptr %p, %s : ptr<i32>
+                store %q, %tile_z
+                yield
+              }
+              return
+            }
+        "#]].assert_eq(&print_function(&f));
+        let again = parse_function(&print_function(&f)).unwrap();
+        assert_eq!(again.attrs.grid_param_z.as_deref(), Some(GRID_PARAM_Z));
     }
 }

@@ -74,6 +74,8 @@ enum Slot {
     GridX,
     /// A persistent kernel's second grid parameter: the y size.
     GridY,
+    /// A persistent kernel's third grid parameter: the z size.
+    GridZ,
 }
 
 /// A compiled kernel: CUDA, cubin, and how the call's arguments reach its
@@ -187,7 +189,8 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
     let name_of = |i: Option<usize>| i.and_then(|i| source.params.get(i)).map(|p| p.name.clone());
     let grid_param = name_of(source.grid_param);
     let grid_param_y = name_of(source.grid_param_y);
-    for name in grid_param.iter().chain(&grid_param_y) {
+    let grid_param_z = name_of(source.grid_param_z);
+    for name in grid_param.iter().chain(&grid_param_y).chain(&grid_param_z) {
         named.insert(name.clone(), ArgSource::Int(1));
     }
     let bound = launch::bind_by_name(&source.params, &named, "this call")?;
@@ -198,6 +201,8 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
                 Slot::GridX
             } else if Some(&b.param) == grid_param_y.as_ref() {
                 Slot::GridY
+            } else if Some(&b.param) == grid_param_z.as_ref() {
+                Slot::GridZ
             } else {
                 let i = args
                     .iter()
@@ -350,6 +355,7 @@ impl Kernel {
                     Slot::Arg(i) => sources[*i].clone(),
                     Slot::GridX => ArgSource::Int(i64::from(grid[0])),
                     Slot::GridY => ArgSource::Int(i64::from(grid[1])),
+                    Slot::GridZ => ArgSource::Int(i64::from(grid[2])),
                 },
             })
             .collect();

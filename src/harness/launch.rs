@@ -80,7 +80,7 @@ pub fn bind_launch_args(case: &Case, params: &[KernelParam]) -> Result<Vec<Bound
 /// y) size of the case's grid.
 pub fn bind_kernel_args(case: &Case, kernel: &KernelSource) -> Result<Vec<BoundArg>, String> {
     let mut extra = Vec::new();
-    for (axis, param) in [kernel.grid_param, kernel.grid_param_y]
+    for (axis, param) in [kernel.grid_param, kernel.grid_param_y, kernel.grid_param_z]
         .into_iter()
         .enumerate()
     {

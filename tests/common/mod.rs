@@ -283,13 +283,20 @@ pub fn run_module_with(
         // fewer programs, so that each program does several tiles.
         names.push(p.clone());
         args.push(ArgValue::Int(grid[0] as i64));
-        match &func.attrs.grid_param_y {
-            Some(py) => {
+        match (&func.attrs.grid_param_y, &func.attrs.grid_param_z) {
+            (Some(py), Some(pz)) => {
+                names.push(py.clone());
+                args.push(ArgValue::Int(grid[1] as i64));
+                names.push(pz.clone());
+                args.push(ArgValue::Int(grid[2] as i64));
+                grid = [(grid[0] * grid[1] * grid[2]).min(PERSISTENT_PROGRAMS), 1, 1];
+            }
+            (Some(py), None) => {
                 names.push(py.clone());
                 args.push(ArgValue::Int(grid[1] as i64));
                 grid = [(grid[0] * grid[1]).min(PERSISTENT_PROGRAMS), 1, grid[2]];
             }
-            None => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
+            (None, _) => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
         }
     }
     let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();

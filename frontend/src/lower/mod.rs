@@ -1365,6 +1365,7 @@ impl<'a> Lowerer<'a> {
             constexprs: Vec::new(),
             grid_param: None,
             grid_param_y: None,
+            grid_param_z: None,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(
