@@ -518,11 +518,12 @@ fn warp_specialize_with(
                 // Unless the loop's work per slot covers a copy with one
                 // slot ahead (attention): then two slots lose nothing
                 // and the staging buffer buys the faster epilogue.
-                let covered = with.max_depth() >= 2
-                    && tawa_pipeliner::aref_depth::one_slot_ahead_covers_a_copy(&ws);
-                if covered && with.max_depth() < room {
-                    let flops = tawa_pipeliner::aref_depth::slot_tensor_flops(&ws).unwrap_or(0);
-                    stores.push((
+                use tawa_pipeliner::aref_depth::{slot_tensor_flops, ONE_SLOT_AHEAD_FLOPS};
+                let covering = slot_tensor_flops(&ws)
+                    .filter(|&f| with.max_depth() >= 2 && f >= ONE_SLOT_AHEAD_FLOPS);
+                match covering {
+                    _ if with.max_depth() >= room => {}
+                    Some(flops) => stores.push((
                         tawa_ir::Loc::UNKNOWN,
                         format!(
                             "epilogue: the TMA store's staging buffer leaves room for {} ring \
@@ -531,20 +532,21 @@ fn warp_specialize_with(
                             with.max_depth(),
                             flops as f64 / f64::from(1u32 << 20)
                         ),
-                    ));
-                } else if with.max_depth() < room {
-                    stores = vec![(
-                        tawa_ir::Loc::UNKNOWN,
-                        format!(
-                            "epilogue: stores stay element-wise: a TMA store's staging buffer \
-                             would leave room for {} ring slot(s) instead of {room}",
-                            with.max_depth()
-                        ),
-                    )];
-                    ws = plain;
-                    consumers = plain_consumers;
-                    smem = Some(without);
-                    tma_store = false;
+                    )),
+                    None => {
+                        stores = vec![(
+                            tawa_ir::Loc::UNKNOWN,
+                            format!(
+                                "epilogue: stores stay element-wise: a TMA store's staging \
+                                 buffer would leave room for {} ring slot(s) instead of {room}",
+                                with.max_depth()
+                            ),
+                        )];
+                        ws = plain;
+                        consumers = plain_consumers;
+                        smem = Some(without);
+                        tma_store = false;
+                    }
                 }
             }
         }

@@ -1491,7 +1491,7 @@ impl<'f> Emitter<'f> {
                     _ => None,
                 };
                 if let (Elem::Scalar(ScalarType::F32), Some(pair), Rounding::Rtne, true) =
-                    (from, pair, *rounding, regs % 2 == 0)
+                    (from, pair, *rounding, regs.is_multiple_of(2))
                 {
                     self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; r += 2) {pair}({a}[r], {a}[r + 1], {name}[r], {name}[r + 1]);"));
                     return Ok(());
@@ -3835,27 +3835,29 @@ static __device__ __forceinline__ unsigned tw_swz(unsigned row, unsigned kb, uns
   const unsigned lin = tw_lin(row, kb, rows, w);
   return lin ^ (((lin >> 7) & (w / 16 - 1)) << 4);
 }
-// wgmma shared-memory matrix descriptor for a K-major swizzled tile at
-// byte `off` of a tile at shared address `base`: the stride byte offset
-// steps 8 lines (one swizzle atom), the leading one is unused. Both are
+// wgmma shared-memory matrix descriptor of a swizzled tile at byte `off`
+// of a tile at shared address `base`, with leading byte offset `lbo`; the
+// stride byte offset steps 8 lines (one swizzle atom). Both addresses are
 // 16-byte aligned and their sum is below 2^18 (the shared window), so the
 // 14-bit start address field is (base >> 4) + (off >> 4) with no carry:
 // per instruction of an unrolled K loop, `off` is a constant and the
 // descriptor one 32-bit add of the tile's, not a mask-shift-or chain.
-static __device__ __forceinline__ unsigned long long tw_desc(unsigned base, unsigned off, unsigned w) {
-  const unsigned lo = (base >> 4) + (off >> 4) + (1u << 16);
+static __device__ __forceinline__ unsigned long long tw_desc_lbo(unsigned base, unsigned off, unsigned w, unsigned lbo) {
+  const unsigned lo = (base >> 4) + (off >> 4) + (((lbo & 0x3FFFF) >> 4) << 16);
   const unsigned hi = ((8 * w) >> 4) | ((w == 128 ? 1u : (w == 64 ? 2u : 3u)) << 30);
   return ((unsigned long long)hi << 32) | lo;
 }
-// The same for an MN-major tile of `klines` K lines per w-byte block
-// (read with the transpose bit): the leading byte offset steps from one
-// block of M/N to the next (klines * w bytes), the stride byte offset
-// steps 8 K lines (PTX ISA, wgmma shared-memory layouts: MN-major
+// A K-major tile: the leading byte offset is unused (one 16-byte unit).
+static __device__ __forceinline__ unsigned long long tw_desc(unsigned base, unsigned off, unsigned w) {
+  return tw_desc_lbo(base, off, w, 16);
+}
+// An MN-major tile of `klines` K lines per w-byte block (read with the
+// transpose bit): the leading byte offset steps from one block of M/N to
+// the next (klines * w bytes), the stride byte offset steps 8 K lines (PTX
+// ISA, wgmma shared-memory layouts: MN-major
 // ((T,w/16,m),(8,k)) : ((1,T,LBO),(w/16*T,SBO))).
 static __device__ __forceinline__ unsigned long long tw_desc_mn(unsigned base, unsigned off, unsigned w, unsigned klines) {
-  const unsigned lo = (base >> 4) + (off >> 4) + ((((klines * w) & 0x3FFFF) >> 4) << 16);
-  const unsigned hi = ((8 * w) >> 4) | ((w == 128 ? 1u : (w == 64 ? 2u : 3u)) << 30);
-  return ((unsigned long long)hi << 32) | lo;
+  return tw_desc_lbo(base, off, w, klines * w);
 }
 "#;
 

@@ -142,7 +142,10 @@ pub fn one_slot_rings(func: &Function) -> Vec<tawa_ir::Value> {
 /// the H100/H200: tutorial 06's attention at d128 (8 Mi flops a slot, two
 /// dots) runs 3-5% faster with two slots and a TMA-store epilogue than
 /// with three and element-wise stores; the 128x256x64 GEMM (4 Mi flops a
-/// slot) wants its fourth slot (module docs).
+/// slot) wants its fourth slot (module docs). Where the streaming loops'
+/// [`slot_tensor_flops`] reach it, a ring of two loses nothing to one of
+/// three, and shared memory may go to something else (a TMA-store
+/// epilogue's staging).
 pub const ONE_SLOT_AHEAD_FLOPS: u64 = 6 << 20;
 
 /// The consumer's tensor-core work per ring slot: of the loops that get
@@ -179,14 +182,6 @@ pub fn slot_tensor_flops(func: &Function) -> Option<u64> {
         }
     });
     least
-}
-
-/// Whether one slot ahead of the consumer hides a copy in `func`'s
-/// streaming loops ([`ONE_SLOT_AHEAD_FLOPS`]): a ring of two then loses
-/// nothing to one of three, and shared memory may go to something else
-/// (a TMA-store epilogue's staging).
-pub fn one_slot_ahead_covers_a_copy(func: &Function) -> bool {
-    slot_tensor_flops(func).is_some_and(|f| f >= ONE_SLOT_AHEAD_FLOPS)
 }
 
 /// Bytes of one slot of `ring` (each buffer in whole KiB, as the backend
