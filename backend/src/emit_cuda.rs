@@ -333,6 +333,9 @@ struct Emitter<'f> {
     /// A TMA store was issued in the partition (or kernel) being emitted
     /// and is not waited for yet.
     tma_stores_issued: bool,
+    /// Values some op of the kernel reads: an atomic whose result is not
+    /// among them needs no old values back (`red`, not `atom`).
+    used_values: HashSet<Value>,
 }
 
 /// A dedicated shared-memory buffer for a loaded `dot` operand.
@@ -575,6 +578,7 @@ pub fn emit(
         tma_store_staging: None,
         tma_store_staging_stride: 0,
         tma_stores_issued: false,
+        used_values: used_values(func),
     };
     (e.operand_buffers, e.operand_buffer_bytes) =
         plan_operand_buffers(func, layouts, mn_major_operands);
@@ -2416,22 +2420,46 @@ impl<'f> Emitter<'f> {
         let shape = self.ty(ptr).shape().to_vec();
         let layout = self.store_layout(val);
         let regs = layout.regs_per_thread(&shape);
+        let mask = has_mask.then(|| data.operands[2]);
+        let vector_add = matches!(
+            data.kind,
+            OpKind::AtomicRmw {
+                op: tawa_ir::AtomicOp::Add,
+                ..
+            }
+        ) && st == ScalarType::F32;
+        // The rule vector stores use: registers adjacent along the
+        // contiguous dimension, pointers proven aligned and contiguous, the
+        // mask constant over the vector.
+        let v = if vector_add {
+            self.vec_width(ptr, mask, &layout, &shape, 4).min(4)
+        } else {
+            1
+        };
         let p = self.tile(ptr, &layout)?;
+        if v > 1 {
+            let (lines, result) = self.vector_atomic_add(op, mask, &layout, &shape, &p, v, name)?;
+            if before {
+                self.line(fence);
+            }
+            for l in lines {
+                self.line(l);
+            }
+            if after {
+                self.line(fence);
+            }
+            if let Some(name) = result {
+                // layout_assign gives the result the stored value's layout.
+                self.vals.insert(r, CVal::Tile(name));
+            }
+            return Ok(());
+        }
         let x = self.elem_at(val, &layout, "r")?;
         let cmp = match cas_cmp {
             Some(v) => format!("({c}){}, ", self.elem_at(v, &layout, "r")?),
             None => String::new(),
         };
-        let mut conds: Vec<String> = Self::owner_c(&layout, &shape, "r").into_iter().collect();
-        if has_mask {
-            let m = self.tile(data.operands[2], &layout)?;
-            conds.push(format!("{m}[r]"));
-        }
-        let cond = if conds.is_empty() {
-            "true".to_string()
-        } else {
-            conds.join(" && ")
-        };
+        let cond = self.element_guard(mask, &layout, &shape, "r")?;
         let rc = cty(self.scalar_of(r));
         if before {
             self.line(fence);
@@ -2445,6 +2473,78 @@ impl<'f> Emitter<'f> {
         // layout_assign gives the result the stored value's layout.
         self.vals.insert(r, CVal::Tile(name));
         Ok(())
+    }
+
+    /// Whether this thread does the access of register `r` of a tile in
+    /// `layout`: it owns the element and the mask is on (`true` when
+    /// neither applies).
+    fn element_guard(
+        &mut self,
+        mask: Option<Value>,
+        layout: &Layout,
+        shape: &[u32],
+        r: &str,
+    ) -> Res<String> {
+        let mut conds: Vec<String> = Self::owner_c(layout, shape, r).into_iter().collect();
+        if let Some(m) = mask {
+            let m = self.tile(m, layout)?;
+            conds.push(format!("{m}[{r}]"));
+        }
+        Ok(if conds.is_empty() {
+            "true".to_string()
+        } else {
+            conds.join(" && ")
+        })
+    }
+
+    /// A tile `atomic_add` on f32 in vectors of `v` (2 or 4) adjacent
+    /// elements of this thread's registers: one `red`/`atom.global.add.v{v}.f32`
+    /// each (the prelude's `tw_red_add_*`/`tw_atom_add_*`), a v-th of the
+    /// requests of one atomic per element. The vector's first register
+    /// decides for all of it, as for vector stores: [`Emitter::vec_width`]
+    /// proved the pointers contiguous and aligned over it and the mask
+    /// constant, and one thread owns it. `red` where the old values have no
+    /// use, which leaves no result registers to fill. Returns the lines
+    /// (which the op's fences go around) and the result's array, `name`, if
+    /// it has one.
+    fn vector_atomic_add(
+        &mut self,
+        op: Op,
+        mask: Option<Value>,
+        layout: &Layout,
+        shape: &[u32],
+        p: &str,
+        v: u32,
+        name: String,
+    ) -> Res<(Vec<String>, Option<String>)> {
+        let data = &self.func.ops[op];
+        let (val, r) = (data.operands[1], data.results[0]);
+        let regs = layout.regs_per_thread(shape);
+        let first = format!("g * {v}");
+        let cond = self.element_guard(mask, layout, shape, &first)?;
+        let mut xs = Vec::new();
+        for e in 0..v {
+            xs.push(self.elem_at(val, layout, &format!("g * {v} + {e}"))?);
+        }
+        let xs = xs.join(", ");
+        let mut lines = Vec::new();
+        let result = self.used_values.contains(&r).then_some(name);
+        let call = match &result {
+            Some(name) => {
+                lines.push(format!("float {name}[{regs}];"));
+                let olds: Vec<String> = (0..v).map(|e| format!("{name}[g * {v} + {e}]")).collect();
+                format!(
+                    "tw_atom_add_v{v}f32((float*){p}[{first}], {xs}, {cond}, {});",
+                    olds.join(", ")
+                )
+            }
+            None => format!("tw_red_add_v{v}f32((float*){p}[{first}], {xs}, {cond});"),
+        };
+        lines.push(format!(
+            "#pragma unroll\nfor (int g = 0; g < {}; ++g) {call}",
+            regs / v
+        ));
+        Ok((lines, result))
     }
 
     // -------------------------------------------------------------- reductions
@@ -3481,6 +3581,13 @@ impl<'f> Emitter<'f> {
     }
 }
 
+/// Every value an op of `func` reads (terminators included).
+fn used_values(func: &Function) -> HashSet<Value> {
+    let mut used = HashSet::new();
+    func.walk(&mut |op| used.extend(func.ops[op].operands.iter().copied()));
+    used
+}
+
 /// The run of a thread's registers that are adjacent elements along one
 /// dimension (the layout's first digit): that dimension and the run's
 /// length; `None` when consecutive registers are not adjacent elements.
@@ -3755,6 +3862,29 @@ static __device__ __forceinline__ unsigned tw_ld4(const void* p, bool pred) {
   asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %2, 0;\nmov.b32 %0, 0;\n@q ld.global.b32 %0, [%1];\n}"
                : "=r"(v) : "l"(p), "r"((int)pred) : "memory");
   return v;
+}
+
+// Vector f32 atomic adds (sm_90): v adjacent floats in one request to
+// L2 instead of v, as Triton emits for a split-K epilogue. `red` where
+// the old values are not used, `atom` (old values out, 0 where the
+// predicate is off, as the scalar atomics give) where they are. Relaxed at
+// gpu scope: the op's memory order is fences around the group, as for
+// scalar atomics. Predicated rather than branched over, as the loads above.
+static __device__ __forceinline__ void tw_red_add_v2f32(float* p, float a, float b, bool pred) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %3, 0;\n@q red.global.add.v2.f32 [%0], {%1, %2};\n}"
+               :: "l"(__cvta_generic_to_global(p)), "f"(a), "f"(b), "r"((int)pred) : "memory");
+}
+static __device__ __forceinline__ void tw_red_add_v4f32(float* p, float a, float b, float c, float d, bool pred) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\n@q red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n}"
+               :: "l"(__cvta_generic_to_global(p)), "f"(a), "f"(b), "f"(c), "f"(d), "r"((int)pred) : "memory");
+}
+static __device__ __forceinline__ void tw_atom_add_v2f32(float* p, float a, float b, bool pred, float& oa, float& ob) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %5, 0;\nmov.b32 %0, 0;\nmov.b32 %1, 0;\n@q atom.global.add.v2.f32 {%0, %1}, [%2], {%3, %4};\n}"
+               : "=f"(oa), "=f"(ob) : "l"(__cvta_generic_to_global(p)), "f"(a), "f"(b), "r"((int)pred) : "memory");
+}
+static __device__ __forceinline__ void tw_atom_add_v4f32(float* p, float a, float b, float c, float d, bool pred, float& oa, float& ob, float& oc, float& od) {
+  asm volatile("{\n.reg .pred q;\nsetp.ne.b32 q, %9, 0;\nmov.b32 %0, 0;\nmov.b32 %1, 0;\nmov.b32 %2, 0;\nmov.b32 %3, 0;\n@q atom.global.add.v4.f32 {%0, %1, %2, %3}, [%4], {%5, %6, %7, %8};\n}"
+               : "=f"(oa), "=f"(ob), "=f"(oc), "=f"(od) : "l"(__cvta_generic_to_global(p)), "f"(a), "f"(b), "f"(c), "f"(d), "r"((int)pred) : "memory");
 }
 
 static __device__ __forceinline__ float tw_h2f(tw_f16 h) {
