@@ -354,6 +354,80 @@ def reuse(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
     }
 }
 
+/// The vector f32 atomics compile to what they are named for: `red` and
+/// `atom` of 4 floats from a blocked layout, and `atom` of 2 from a wgmma
+/// accumulator whose old values are used (split-K's epilogue, whose
+/// result is unused, is the `red` of 2 every example case compiles).
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn vector_atomic_adds_compile() {
+    require_tools();
+    let source = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def accumulate(x_ptr, y_ptr, old_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.atomic_add(y_ptr + offs, x, mask=mask)
+    old = tl.atomic_add(old_ptr + offs, x, mask=mask)
+    tl.store(x_ptr + offs, old, mask=mask)
+
+@triton.jit
+def dot_add(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
+    rows = tl.arange(0, N)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    acc = tl.dot(tl.load(a_ptr + rows * N + cols), tl.load(b_ptr + rows * N + cols))
+    old = tl.atomic_add(c_ptr + rows * N + cols, acc)
+    tl.store(d_ptr + rows * N + cols, old)
+"#;
+    for (kernel, signature, wanted) in [
+        (
+            "accumulate",
+            "*fp32:16, *fp32:16, *fp32:16, i32:16, 1024",
+            &["red.global.add.v4.f32", "atom.global.add.v4.f32"][..],
+        ),
+        (
+            "dot_add",
+            "*fp16:16, *fp16:16, *fp32:16, *fp32:16, 64",
+            &["atom.global.add.v2.f32"][..],
+        ),
+    ] {
+        let opts = tawa_frontend::CompileOptions {
+            kernel: Some(kernel.into()),
+            signature: Some(signature.into()),
+            num_warps: Some(4),
+            ..Default::default()
+        };
+        let module = tawa_frontend::compile("atomics.py", source, &opts)
+            .unwrap_or_else(|d| panic!("{kernel}: {}", d.render(false)));
+        let func = module
+            .functions
+            .iter()
+            .find(|f| f.name == kernel)
+            .expect("kernel function");
+        let compiled = tawa_rs::driver::compile_to_cuda("atomics.py", source, func, None, false)
+            .unwrap_or_else(|f| panic!("{kernel}: {f}"));
+        let out =
+            tawa_rs::driver::nvrtc(&compiled.source).unwrap_or_else(|f| panic!("{kernel}: {f}"));
+        for w in wanted {
+            assert!(out.ptx.contains(w), "{kernel}: no `{w}` in the PTX");
+        }
+        assert!(
+            !out.ptx.contains("atom.global.add.f32"),
+            "{kernel}: a scalar atomic is left"
+        );
+        let report = ptxas_info(&out.ptx).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        assert!(
+            report.kernels.iter().all(|k| !k.spills()),
+            "{kernel}: {}",
+            report.log
+        );
+    }
+}
+
 /// The harness's hand-written attention reference kernels compile too (they
 /// only run on the GPU machine, where a compile error would cost a run).
 #[test]

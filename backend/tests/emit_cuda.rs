@@ -395,3 +395,118 @@ def gemm(a_ptr, b_ptr, c_ptr, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.c
         "only A (runs along K from arange) takes vectors:\n{hinted}"
     );
 }
+
+/// Split-K adds its fp32 accumulator into C atomically. The wgmma
+/// accumulator holds pairs of adjacent columns in each thread and C's
+/// columns are contiguous and 16-byte aligned, so each pair is one
+/// `red.global.add.v2.f32` (the atomic's result has no use): half the
+/// requests of one `atomicAdd` per element.
+#[test]
+fn split_k_adds_its_accumulator_in_pairs() {
+    let text = cuda("split_k_matmul", "skinny_1024x1024x16384");
+    let adds: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("tw_red_add_v2f32((float*)"))
+        .collect();
+    assert_eq!(adds.len(), 1, "one loop of pair adds:\n{text}");
+    // 64 accumulator registers a thread (128x128 over two warpgroups).
+    assert!(
+        adds[0].contains("for (int g = 0; g < 32; ++g)"),
+        "{}",
+        adds[0]
+    );
+    assert!(
+        !text.contains("atomicAdd("),
+        "a scalar atomic is left:\n{text}"
+    );
+}
+
+/// Which tile `atomic_add`s go in vectors, and how: f32 adds whose
+/// pointers are proven contiguous and aligned and whose mask is constant
+/// over the vector, 4 floats of a thread's blocked registers at a time;
+/// `red` where the old values are unused, `atom` writing them where they
+/// are; the memory order's fences around the whole group. An unhinted
+/// stride, an `i32` add or a mask over a bound of unknown divisibility
+/// keep one atomic per element.
+#[test]
+fn tile_atomic_adds_take_vectors_where_stores_would() {
+    let source = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def accumulate(x_ptr, y_ptr, old_ptr, count_ptr, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.atomic_add(y_ptr + offs, x, mask=mask)
+    old = tl.atomic_add(old_ptr + offs, x, mask=mask, sem="relaxed")
+    tl.store(x_ptr + offs, old, mask=mask)
+    tl.atomic_add(y_ptr + offs * stride, x, mask=mask)
+    tl.atomic_add(count_ptr + offs, x.to(tl.int32), mask=mask)
+"#;
+    let emit = |n: &str| {
+        let opts = tawa_frontend::CompileOptions {
+            signature: Some(format!(
+                "*fp32:16, *fp32:16, *fp32:16, *i32:16, {n}, i32, 1024"
+            )),
+            num_warps: Some(4),
+            ..Default::default()
+        };
+        let module = tawa_frontend::compile("accumulate.py", source, &opts)
+            .unwrap_or_else(|d| panic!("{}", d.render(false)));
+        generate_cuda(&module.functions[0], &CodegenOptions::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .cuda
+    };
+    // The statement lines around the (only) one containing `call`, with
+    // the `#pragma` lines left out.
+    let around = |text: &str, call: &str| -> (String, String, String) {
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with("#pragma") && !l.starts_with("//"))
+            .collect();
+        let at: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].contains(call))
+            .collect();
+        assert_eq!(at.len(), 1, "one `{call}`:\n{text}");
+        let i = at[0];
+        (
+            lines[i - 1].to_string(),
+            lines[i].to_string(),
+            lines[i + 1].to_string(),
+        )
+    };
+    let text = emit("i32:16");
+    // `acq_rel` (the default): a fence on each side of the group; the
+    // mask and the owner are taken at each vector's first register.
+    let (pre, red, post) = around(&text, "tw_red_add_v4f32((float*)");
+    assert_eq!(
+        (pre.as_str(), post.as_str()),
+        ("__threadfence();", "__threadfence();")
+    );
+    assert!(red.contains("for (int g = 0; g < 2; ++g)"), "{red}");
+    assert!(red.contains("[g * 4 + 3], mask_"), "{red}");
+    assert!(red.ends_with("[g * 4]);"), "{red}");
+    // The old values are stored: `atom` writes them, relaxed, no fence.
+    let (decl, atom, post) = around(&text, "tw_atom_add_v4f32((float*)");
+    let old = decl
+        .strip_prefix("float ")
+        .and_then(|d| d.strip_suffix("[8];"))
+        .unwrap_or_else(|| panic!("the old values' array: {decl}"));
+    assert!(atom.ends_with(&format!("{old}[g * 4 + 3]);")), "{atom}");
+    assert!(!post.contains("threadfence"), "{post}");
+    assert!(
+        text.contains(&format!("= {old}[g * 4 + e];")),
+        "the old values are not what is stored:\n{text}"
+    );
+    // The strided pointers and the i32 add stay scalar.
+    assert_eq!(text.matches("atomicAdd((float*)").count(), 1, "{text}");
+    assert_eq!(text.matches("atomicAdd((int*)").count(), 1, "{text}");
+    // `offs < n` with n of unknown divisibility may change within a vector.
+    let text = emit("i32");
+    assert!(!text.contains("tw_red_add_v4f32((float*)"), "{text}");
+    assert!(!text.contains("tw_atom_add_v4f32((float*)"), "{text}");
+    assert_eq!(text.matches("atomicAdd((float*)").count(), 3, "{text}");
+}
