@@ -331,25 +331,9 @@ def reuse(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
             signature: Some(signature.into()),
             ..Default::default()
         };
-        let module = tawa_frontend::compile("trans.py", source, &opts)
-            .unwrap_or_else(|d| panic!("{kernel}: {}", d.render(false)));
-        let func = module
-            .functions
-            .iter()
-            .find(|f| f.name == kernel)
-            .expect("kernel function");
-        let compiled = tawa_rs::driver::compile_to_cuda("trans.py", source, func, None, false)
-            .unwrap_or_else(|f| panic!("{kernel}: {f}"));
-        let out =
-            tawa_rs::driver::nvrtc(&compiled.source).unwrap_or_else(|f| panic!("{kernel}: {f}"));
-        let report = ptxas_info(&out.ptx).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-        assert!(
-            report.kernels.iter().all(|k| !k.spills()),
-            "{kernel}: {}",
-            report.log
-        );
+        let ptx = ptx_without_spills("trans.py", source, &opts);
         if kernel == "reuse" {
-            assert!(out.ptx.contains("wgmma.mma_async"), "{kernel}: no wgmma");
+            assert!(ptx.contains("wgmma.mma_async"), "{kernel}: no wgmma");
         }
     }
 }
@@ -401,31 +385,38 @@ def dot_add(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
             num_warps: Some(4),
             ..Default::default()
         };
-        let module = tawa_frontend::compile("atomics.py", source, &opts)
-            .unwrap_or_else(|d| panic!("{kernel}: {}", d.render(false)));
-        let func = module
-            .functions
-            .iter()
-            .find(|f| f.name == kernel)
-            .expect("kernel function");
-        let compiled = tawa_rs::driver::compile_to_cuda("atomics.py", source, func, None, false)
-            .unwrap_or_else(|f| panic!("{kernel}: {f}"));
-        let out =
-            tawa_rs::driver::nvrtc(&compiled.source).unwrap_or_else(|f| panic!("{kernel}: {f}"));
+        let ptx = ptx_without_spills("atomics.py", source, &opts);
         for w in wanted {
-            assert!(out.ptx.contains(w), "{kernel}: no `{w}` in the PTX");
+            assert!(ptx.contains(w), "{kernel}: no `{w}` in the PTX");
         }
         assert!(
-            !out.ptx.contains("atom.global.add.f32"),
+            !ptx.contains("atom.global.add.f32"),
             "{kernel}: a scalar atomic is left"
         );
-        let report = ptxas_info(&out.ptx).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-        assert!(
-            report.kernels.iter().all(|k| !k.spills()),
-            "{kernel}: {}",
-            report.log
-        );
     }
+}
+
+/// The PTX of kernel `opts.kernel` of `source` through the driver's CUDA
+/// path and NVRTC, after ptxas found no spills in it.
+fn ptx_without_spills(file: &str, source: &str, opts: &tawa_frontend::CompileOptions) -> String {
+    let kernel = opts.kernel.as_deref().unwrap_or_default();
+    let module = tawa_frontend::compile(file, source, opts)
+        .unwrap_or_else(|d| panic!("{kernel}: {}", d.render(false)));
+    let func = module
+        .functions
+        .iter()
+        .find(|f| f.name == kernel)
+        .expect("kernel function");
+    let compiled = tawa_rs::driver::compile_to_cuda(file, source, func, None, false)
+        .unwrap_or_else(|f| panic!("{kernel}: {f}"));
+    let out = tawa_rs::driver::nvrtc(&compiled.source).unwrap_or_else(|f| panic!("{kernel}: {f}"));
+    let report = ptxas_info(&out.ptx).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+    assert!(
+        report.kernels.iter().all(|k| !k.spills()),
+        "{kernel}: {}",
+        report.log
+    );
+    out.ptx
 }
 
 /// The harness's hand-written attention reference kernels compile too (they
