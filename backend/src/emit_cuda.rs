@@ -2317,7 +2317,8 @@ impl<'f> Emitter<'f> {
         v
     }
 
-    /// `tl.atomic_*` and `tl.atomic_cas`: one atomic per element, issued
+    /// `tl.atomic_*` and `tl.atomic_cas`: one atomic per element (per
+    /// vector of 2 or 4 for f32 adds, [`Emitter::vector_atomic_add`]), issued
     /// by the element's owner only (a replicated copy must not add twice).
     /// The memory order (`sem=`, Triton's default `acq_rel`) is a fence at
     /// the atomic's scope around CUDA's relaxed atomic: before it for
