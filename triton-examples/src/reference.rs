@@ -21,6 +21,7 @@ pub const REFERENCES: &[&str] = &[
     "gemm_row_reduce",
     "batched_matmul",
     "matmul_bt",
+    "accumulate",
 ];
 
 pub type Outputs = BTreeMap<String, Vec<f64>>;
@@ -73,6 +74,7 @@ pub fn run_reference_with(
         "gemm_row_reduce" => gemm_row_reduce_ref(&ctx),
         "batched_matmul" => batched_matmul_ref(&ctx),
         "matmul_bt" => matmul_bt_ref(&ctx),
+        "accumulate" => accumulate_ref(&ctx),
         other => Err(format!("unknown reference `{other}`")),
     }
 }
@@ -91,6 +93,16 @@ impl<'a> Ctx<'a> {
             .get(name)
             .copied()
             .ok_or_else(|| format!("reference `{}`: no tensor `{name}`", self.spec.reference))
+    }
+
+    /// The logical values of the tensors playing roles `a` and `b`, of
+    /// the same length.
+    fn vector_pair(&self, a: &str, b: &str) -> Result<(Vec<f64>, Vec<f64>), String> {
+        let (va, vb) = (self.tensor(a)?.logical(), self.tensor(b)?.logical());
+        if va.len() != vb.len() {
+            return Err(format!("{a} and {b} differ in length"));
+        }
+        Ok((va, vb))
     }
 
     /// A rank-2 tensor's logical values and (rows, cols).
@@ -185,18 +197,24 @@ pub fn softmax_rows(x: &[f64], rows: usize, cols: usize) -> Vec<f64> {
 }
 
 fn vector_add_ref(ctx: &Ctx) -> Result<Outputs, String> {
-    let x = ctx.tensor("x")?.logical();
-    let y = ctx.tensor("y")?.logical();
-    if x.len() != y.len() {
-        return Err("x and y differ in length".into());
-    }
+    let (x, y) = ctx.vector_pair("x", "y")?;
     let mut out = Outputs::new();
-    ctx.output(
-        &mut out,
-        "out",
-        x.iter().zip(&y).map(|(a, b)| a + b).collect(),
-    )?;
+    ctx.output(&mut out, "out", elementwise_sum(&x, &y))?;
     Ok(out)
+}
+
+/// `old = acc; acc += x`: `acc` as given (its initial values) is both
+/// what `old` must read back and what `x` is added to.
+fn accumulate_ref(ctx: &Ctx) -> Result<Outputs, String> {
+    let (x, acc) = ctx.vector_pair("x", "acc")?;
+    let mut out = Outputs::new();
+    ctx.output(&mut out, "acc", elementwise_sum(&acc, &x))?;
+    ctx.output(&mut out, "old", acc)?;
+    Ok(out)
+}
+
+fn elementwise_sum(a: &[f64], b: &[f64]) -> Vec<f64> {
+    a.iter().zip(b).map(|(a, b)| a + b).collect()
 }
 
 fn softmax_ref(ctx: &Ctx) -> Result<Outputs, String> {

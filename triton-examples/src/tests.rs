@@ -40,7 +40,7 @@ fn python_params(source: &str, kernel: &str) -> Vec<String> {
 fn every_example_loads_and_matches_its_kernel() {
     let examples = load_all().unwrap();
     let names: Vec<&str> = examples.iter().map(|e| e.name.as_str()).collect();
-    expect![[r#"["batched_matmul", "fused_attention", "fused_softmax", "geglu_dual_gemm", "gemm_row_reduce", "glu_dual_gemm_unmasked", "grouped_gemm", "layer_norm_fwd", "linear", "matmul", "matmul_block_ptr", "matmul_descriptor", "matmul_subtiled_epilogue", "matmul_swap_ab", "matmul_tma_host", "persistent_matmul", "persistent_matmul_clamped", "split_k_matmul", "vector_add", "weight_grad"]"#]].assert_eq(&format!("{names:?}"));
+    expect![[r#"["atomic_accumulate", "batched_matmul", "fused_attention", "fused_softmax", "geglu_dual_gemm", "gemm_row_reduce", "glu_dual_gemm_unmasked", "grouped_gemm", "layer_norm_fwd", "linear", "matmul", "matmul_block_ptr", "matmul_descriptor", "matmul_subtiled_epilogue", "matmul_swap_ab", "matmul_tma_host", "persistent_matmul", "persistent_matmul_clamped", "split_k_matmul", "vector_add", "weight_grad"]"#]].assert_eq(&format!("{names:?}"));
     for ex in &examples {
         let source = std::fs::read_to_string(&ex.py_path).unwrap();
         assert!(source.contains("@triton.jit"), "{}", ex.name);
