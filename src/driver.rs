@@ -449,15 +449,23 @@ fn warp_specialize_with(
     if opts.persistent {
         let mut made = func.clone();
         match tawa_pipeliner::persistent::make_persistent(&mut made) {
-            Ok(()) => {
+            Ok(walk) => {
                 check_pass("persistent", &made)?;
+                use tawa_pipeliner::persistent::{Walk, BAND};
+                let order = match walk {
+                    Walk::Banded => format!(
+                        "in bands of {BAND} y values, y fastest within a band (its loop loads \
+                         data shared along x and data shared along y)"
+                    ),
+                    _ => "x fastest".to_string(),
+                };
                 let params = match (&made.attrs.grid_param_y, &made.attrs.grid_param_z) {
                     (Some(y), Some(z)) => format!(
-                        "x * y * z tiles, x fastest, z slowest (parameters `tw_grid_x`, `{y}`, \
+                        "x * y * z tiles, {order}, z slowest (parameters `tw_grid_x`, `{y}`, \
                          `{z}`)"
                     ),
                     (Some(y), None) => {
-                        format!("x * y tiles, x fastest (parameters `tw_grid_x`, `{y}`)")
+                        format!("x * y tiles, {order} (parameters `tw_grid_x`, `{y}`)")
                     }
                     _ => "tiles (parameter `tw_grid_x`)".to_string(),
                 };

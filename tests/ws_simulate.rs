@@ -341,12 +341,58 @@ fn simulate_against(
             },
         )
         .unwrap_or_else(|e| panic!("{how} seed {seed}: {e}"));
-        assert!(
-            got == expected,
-            "{how} seed {seed}: bytes differ from the plain run"
-        );
+        // Tensors that float atomics add into hold their sums in the
+        // order the programs ran, which a persistent walk and the
+        // scheduler's interleaving change: those are held to the
+        // reference's tolerance (checked by the run above), every other
+        // tensor to the plain run's bytes.
+        let summed = float_atomic_targets(slot_function(&ws_module, spec));
+        let names: Vec<String> = triton_examples::build_inputs(case, INPUT_SEED)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        for (i, (g, e)) in got.iter().zip(expected).enumerate() {
+            assert!(
+                g == e || summed.contains(&names[i]),
+                "{how} seed {seed}: the bytes of `{}` differ from the plain run",
+                names[i]
+            );
+        }
     }
     SCHEDULER_SEEDS.len()
+}
+
+fn slot_function<'m>(
+    module: &'m tawa_ir::Module,
+    spec: &triton_examples::ExampleSpec,
+) -> &'m Function {
+    module
+        .functions
+        .iter()
+        .find(|f| f.name == spec.kernel)
+        .unwrap()
+}
+
+/// The pointer parameters that float atomics of `func` add into.
+fn float_atomic_targets(func: &Function) -> Vec<String> {
+    let mut names = Vec::new();
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        let float = data
+            .operands
+            .get(1)
+            .and_then(|&v| func.ty(v).scalar_type())
+            .is_some_and(|s| s.is_float());
+        if matches!(data.kind, OpKind::AtomicRmw { .. }) && float {
+            if let Some(root) = func.pointer_root(data.operands[0]) {
+                if let Some(p) = func.params.iter().find(|p| p.value == root) {
+                    names.push(p.name.clone());
+                }
+            }
+        }
+    });
+    names
 }
 
 /// Tile ping-pong (`--tile-pingpong`, `tawa_pipeliner::tile_pingpong`):

@@ -263,6 +263,10 @@ fn coordinate_bound(func: &Function, coord: &Poly) -> Option<HostExpr> {
                 return None;
             }
             continue;
+        } else if let [a] = atoms[..] {
+            // c * a with c > 0 is largest where a is, whatever a's sign
+            // (a wrapped index is below its modulus either way).
+            mul(HostExpr::Const(c), atom_max(func, a)?)
         } else {
             let mut t = HostExpr::Const(c);
             for &a in atoms {
@@ -293,9 +297,36 @@ fn non_negative(func: &Function, a: Atom) -> bool {
             Some(Index::Wrapped { of, .. }) | Some(Index::Quotient { of, .. }) => {
                 non_negative(func, Atom::Value(of))
             }
-            None => false,
+            None => non_negative_value(func, v),
         },
         Atom::Carried(..) => false,
+    }
+}
+
+/// Whether scalar `v` is never negative by construction: a constant of
+/// at least 0, a persistent kernel's grid size (a launch contract
+/// parameter), or a sum, product, quotient, minimum or maximum of such
+/// values, a remainder of one (C's `%` takes the dividend's sign).
+/// A persistent kernel's banded tile walk computes its coordinates so.
+fn non_negative_value(func: &Function, v: Value) -> bool {
+    if let Some(p) = func.params.iter().find(|p| p.value == v) {
+        let a = &func.attrs;
+        return [&a.grid_param, &a.grid_param_y, &a.grid_param_z]
+            .iter()
+            .any(|g| g.as_deref() == Some(p.name.as_str()));
+    }
+    let Some(op) = func.def_op(v) else {
+        return false;
+    };
+    let data = &func.ops[op];
+    let nn = |i: usize| non_negative(func, Atom::Value(data.operands[i]));
+    match data.kind {
+        OpKind::Constant(ConstValue::Int(c)) => c >= 0,
+        OpKind::Binary(BinaryOp::Rem) => nn(0),
+        OpKind::Binary(
+            BinaryOp::Add | BinaryOp::Mul | BinaryOp::IDiv | BinaryOp::Min | BinaryOp::Max,
+        ) => nn(0) && nn(1),
+        _ => false,
     }
 }
 

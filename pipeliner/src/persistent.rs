@@ -36,6 +36,16 @@
 //! with `%tw_grid_y` a second parameter (the function's `grid_param_y`);
 //! the launcher then starts a one-axis grid.
 //!
+//! Where the tiles reuse data along both axes — a loop loads one operand
+//! whose address depends on pid x and not y, and another on y and not x,
+//! as a GEMM over a grid of (row block, column block) does — x fastest
+//! would make the tiles running at once one thin column of the grid (132
+//! of them: four columns of 32 row blocks, every row block of A and few
+//! of B). The walk then goes in bands of [`BAND`] y values, y fastest
+//! within a band (CUTLASS's rasterization swizzle, Triton's
+//! `GROUP_SIZE_M` done by the compiler): the tiles running at once form a
+//! block of 8 columns by about 16 rows, and their operands fit in L2.
+//!
 //! A grid over z as well (batched and split-K GEMMs: a batch or a K
 //! slice a z index) walks the x * y * z tiles, z slowest, with a third
 //! parameter `%tw_grid_z` (`grid_param_z`): pid z = %tile / (%tw_grid_x *
@@ -44,12 +54,21 @@
 //!
 //! Kernels it leaves alone, with the reason: kernels that stride over
 //! programs themselves (`num_programs`), kernels that have a `grid_param` already,
-//! and kernels with a loop whose bounds depend on the program id (causal
+//! and kernels with a loop whose end or step depends on the program id (causal
 //! attention: its tiles take different times, and a fixed stride gives
 //! some SMs more of the long ones than the hardware's block scheduler,
-//! which starts a program wherever one finished, would).
+//! which starts a program wherever one finished, would). A loop whose
+//! start alone depends on it (split-K: program z starts at K block z and
+//! strides by the number of slices) does not stop persistence: its
+//! programs' trip counts differ by the spread of the starts over the
+//! step, one iteration for K slices.
 
-use tawa_ir::{Axis, BinaryOp, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type};
+use std::collections::HashMap;
+
+use tawa_ir::{
+    Axis, BinaryOp, ConstValue, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type,
+    Value,
+};
 
 /// The name of the parameter that receives the grid's x size.
 pub const GRID_PARAM: &str = "tw_grid_x";
@@ -60,8 +79,25 @@ pub const GRID_PARAM_Y: &str = "tw_grid_y";
 /// kernel written for a grid over x, y and z.
 pub const GRID_PARAM_Z: &str = "tw_grid_z";
 
-/// Makes `func` persistent (see the module docs), or says why not.
-pub fn make_persistent(func: &mut Function) -> Result<(), String> {
+/// How many y values a band of the walk spans where the tiles reuse data
+/// along both axes (the module docs): Triton's usual `GROUP_SIZE_M`.
+pub const BAND: u32 = 8;
+
+/// The order in which a persistent kernel walks its tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    /// One axis: the tiles in the source's own order.
+    X,
+    /// x fastest, then y (then z).
+    XFastest,
+    /// Bands of [`BAND`] y values, y fastest within a band, then x (then
+    /// z, slowest).
+    Banded,
+}
+
+/// Makes `func` persistent (see the module docs) and says in which
+/// order it walks the tiles, or says why not.
+pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
     if func.attrs.grid_param.is_some() {
         return Err("the kernel is persistent already".into());
     }
@@ -81,19 +117,36 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     if let Some(r) = reason {
         return Err(r.into());
     }
-    if let Some(l) = loop_bounded_by_program_id(func) {
-        return Err(format!(
-            "the loop at {}:{} runs a different number of iterations in each program (its \
-             bounds depend on the program id, as causal attention's do): the GPU's block \
-             scheduler balances such tiles better than a fixed stride over them",
-            func.ops[l].loc.line, func.ops[l].loc.col
-        ));
+    match loop_bounded_by_program_id(func) {
+        Some((l, ProgramLoop::Bounded)) => {
+            return Err(format!(
+                "the loop at {}:{} runs a different number of iterations in each program (its \
+                 end or step depends on the program id, as causal attention's do): the GPU's \
+                 block scheduler balances such tiles better than a fixed stride over them",
+                func.ops[l].loc.line, func.ops[l].loc.col
+            ))
+        }
+        Some((l, ProgramLoop::TileWalk)) => {
+            return Err(format!(
+                "the kernel walks its tiles itself: the loop at {}:{} starts at the program id \
+                 and holds the kernel's inner loop",
+                func.ops[l].loc.line, func.ops[l].loc.col
+            ))
+        }
+        None => {}
     }
     for name in [GRID_PARAM, GRID_PARAM_Y, GRID_PARAM_Z] {
         if func.params.iter().any(|p| p.name == name) {
             return Err(format!("a parameter is already named `{name}`"));
         }
     }
+    let walk = if pids_y.is_empty() && pids_z.is_empty() {
+        Walk::X
+    } else if !pids_y.is_empty() && reuses_both_axes(func) {
+        Walk::Banded
+    } else {
+        Walk::XFastest
+    };
     let body = func.body;
     let ret = *func.blocks[body].ops.last().ok_or("empty kernel")?;
     if !matches!(func.ops[ret].kind, OpKind::Return) {
@@ -127,22 +180,53 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
         f.append_value(tiles, OpKind::Binary(op), vec![a, b], i32_ty.clone(), loc)
     };
     let (tile_x, tile_y, tile_z) = match (grid_y, grid_z) {
-        (Some(gy), Some(_)) => {
-            let x = bin(func, BinaryOp::Rem, tile, grid);
-            let rest = bin(func, BinaryOp::IDiv, tile, grid);
-            let y = bin(func, BinaryOp::Rem, rest, gy);
-            let z = bin(func, BinaryOp::IDiv, rest, gy);
+        (Some(gy), grid_z) => {
+            // The tile's place in its x * y plane, and the plane (z).
+            let (in_plane, z) = match grid_z {
+                Some(_) => {
+                    let plane = bin(func, BinaryOp::Mul, grid, gy);
+                    let t = bin(func, BinaryOp::Rem, tile, plane);
+                    let z = bin(func, BinaryOp::IDiv, tile, plane);
+                    func.set_name(z, "tile_z");
+                    (t, Some(z))
+                }
+                None => (tile, None),
+            };
+            let (x, y) = if walk == Walk::Banded {
+                // Band `b` holds y values [b * BAND, b * BAND + height),
+                // height BAND but for the last band; within it y runs
+                // fastest.
+                let band = func.append_value(
+                    tiles,
+                    OpKind::Constant(ConstValue::Int(BAND.into())),
+                    vec![],
+                    i32_ty.clone(),
+                    loc,
+                );
+                let per_band = bin(func, BinaryOp::Mul, band, grid);
+                let b = bin(func, BinaryOp::IDiv, in_plane, per_band);
+                let y0 = bin(func, BinaryOp::Mul, b, band);
+                let left = bin(func, BinaryOp::Sub, gy, y0);
+                let height = bin(func, BinaryOp::Min, band, left);
+                let within = bin(func, BinaryOp::Rem, in_plane, per_band);
+                let dy = bin(func, BinaryOp::Rem, within, height);
+                let y = bin(func, BinaryOp::Add, y0, dy);
+                let x = bin(func, BinaryOp::IDiv, within, height);
+                func.set_name(height, "band_height");
+                // Both are below their grid size already; the `%` says
+                // so in the form the TMA inference bounds (a wrapped
+                // index is below its modulus), as `tile % tw_grid_x` did.
+                let y = bin(func, BinaryOp::Rem, y, gy);
+                let x = bin(func, BinaryOp::Rem, x, grid);
+                (x, y)
+            } else {
+                let x = bin(func, BinaryOp::Rem, in_plane, grid);
+                let y = bin(func, BinaryOp::IDiv, in_plane, grid);
+                (x, y)
+            };
             func.set_name(x, "tile_x");
             func.set_name(y, "tile_y");
-            func.set_name(z, "tile_z");
-            (x, Some(y), Some(z))
-        }
-        (Some(_), None) => {
-            let x = bin(func, BinaryOp::Rem, tile, grid);
-            let y = bin(func, BinaryOp::IDiv, tile, grid);
-            func.set_name(x, "tile_x");
-            func.set_name(y, "tile_y");
-            (x, Some(y), None)
+            (x, Some(y), z)
         }
         _ => (tile, None, None),
     };
@@ -205,13 +289,103 @@ pub fn make_persistent(func: &mut Function) -> Result<(), String> {
     func.attrs.grid_param = Some(GRID_PARAM.into());
     func.attrs.grid_param_y = grid_y.map(|_| GRID_PARAM_Y.into());
     func.attrs.grid_param_z = grid_z.map(|_| GRID_PARAM_Z.into());
-    Ok(())
+    Ok(walk)
 }
 
-/// A `for` loop whose bounds or step depend on a program id, if any:
-/// its tiles take different times, which a fixed stride over them
-/// distributes unevenly (one SM gets the long ones).
-fn loop_bounded_by_program_id(func: &Function) -> Option<tawa_ir::Op> {
+/// Bits of the program-id axes a value depends on: x = 1, y = 2, z = 4.
+fn pid_axes(func: &Function) -> HashMap<Value, u8> {
+    let mut axes: HashMap<Value, u8> = HashMap::new();
+    // Program order: a value's definition is visited before its uses; a
+    // loop's induction variable takes its bounds' axes, a carried value
+    // (a block pointer advanced each iteration) its initial value's.
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        let from = |vs: &[Value]| {
+            vs.iter()
+                .fold(0, |m, v| m | axes.get(v).copied().unwrap_or(0))
+        };
+        let mut mask = from(&data.operands);
+        if let OpKind::ProgramId(axis) = data.kind {
+            mask |= match axis {
+                Axis::X => 1,
+                Axis::Y => 2,
+                Axis::Z => 4,
+            };
+        }
+        let mut args = Vec::new();
+        if let (OpKind::For(_), Some(&body)) = (&data.kind, data.regions.first()) {
+            let block_args = &func.blocks[body].args;
+            if let Some(&iv) = block_args.first() {
+                args.push((iv, from(&data.operands[..3.min(data.operands.len())])));
+            }
+            for (arg, init) in block_args.iter().skip(1).zip(data.operands.iter().skip(3)) {
+                args.push((*arg, from(std::slice::from_ref(init))));
+            }
+        }
+        for (arg, m) in args {
+            if m != 0 {
+                axes.insert(arg, m);
+            }
+        }
+        if mask != 0 {
+            for &r in &data.results {
+                axes.insert(r, mask);
+            }
+        }
+    });
+    axes
+}
+
+/// Whether a loop of the kernel loads one operand whose address depends
+/// on pid x and not y and another on y and not x: a GEMM's A row block
+/// and B column block, shared by the tiles of a row and of a column.
+fn reuses_both_axes(func: &Function) -> bool {
+    let axes = pid_axes(func);
+    let (mut x_only, mut y_only) = (false, false);
+    let mut in_loop = |block: tawa_ir::Block| {
+        func.walk_block(block, &mut |op| {
+            let data = &func.ops[op];
+            if !matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad) {
+                return;
+            }
+            // The address: a load's pointer, a descriptor load's
+            // descriptor and coordinates (not a mask or a fill value).
+            let address = match data.kind {
+                OpKind::DescLoad => &data.operands[..],
+                _ => &data.operands[..1],
+            };
+            let m = address
+                .iter()
+                .fold(0, |m, v| m | axes.get(v).copied().unwrap_or(0));
+            x_only |= m & 3 == 1;
+            y_only |= m & 3 == 2;
+        });
+    };
+    func.walk(&mut |op| {
+        if let OpKind::For(_) = func.ops[op].kind {
+            for &r in &func.ops[op].regions {
+                in_loop(r);
+            }
+        }
+    });
+    x_only && y_only
+}
+
+/// Why a loop over program-dependent bounds keeps one program a tile.
+enum ProgramLoop {
+    /// Its end or step depends on a program id: its tiles take different
+    /// times, which a fixed stride over them distributes unevenly (one SM
+    /// gets the long ones).
+    Bounded,
+    /// It starts at one and holds another loop: a persistent source's own
+    /// walk over tiles (`for tile in range(pid, tiles, NUM_SMS)`).
+    TileWalk,
+}
+
+/// A `for` loop whose bounds keep the kernel one program a tile, if any.
+/// A loop whose start alone depends on a program id and that holds no
+/// loop (a split-K slice's K loop) is let through: see the module docs.
+fn loop_bounded_by_program_id(func: &Function) -> Option<(tawa_ir::Op, ProgramLoop)> {
     let mut from_pid: std::collections::HashSet<tawa_ir::Value> = Default::default();
     let mut found = None;
     // Program order: a value's definition is visited before its uses.
@@ -224,8 +398,18 @@ fn loop_bounded_by_program_id(func: &Function) -> Option<tawa_ir::Op> {
             return;
         }
         if let OpKind::For(_) = data.kind {
-            if data.operands[..3].iter().any(|v| from_pid.contains(v)) {
-                found = Some(op);
+            if data.operands[1..3].iter().any(|v| from_pid.contains(v)) {
+                found = Some((op, ProgramLoop::Bounded));
+            } else if from_pid.contains(&data.operands[0]) {
+                let mut nested = false;
+                for &r in &data.regions {
+                    func.walk_block(r, &mut |inner| {
+                        nested |= matches!(func.ops[inner].kind, OpKind::For(_));
+                    });
+                }
+                if nested {
+                    found = Some((op, ProgramLoop::TileWalk));
+                }
             }
         }
         let tainted = matches!(data.kind, OpKind::ProgramId(_))
@@ -290,7 +474,10 @@ mod tests {
              %q = addptr %p, %i : ptr<i32>\n    store %q, %x\n    yield\n  }\n",
         );
         let err = make_persistent(&mut f).unwrap_err();
-        assert!(err.contains("bounds depend on the program id"), "{err}");
+        assert!(
+            err.contains("end or step depends on the program id"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -308,10 +495,11 @@ mod tests {
               %2 = mul %tw_grid_x, %tw_grid_y : i32
               %3 = mul %2, %tw_grid_z : i32
               for %tile: i32 = %0 to %3 step %1 {
-                %tile_x = rem %tile, %tw_grid_x : i32
-                %4 = idiv %tile, %tw_grid_x : i32
-                %tile_y = rem %4, %tw_grid_y : i32
-                %tile_z = idiv %4, %tw_grid_y : i32
+                %4 = mul %tw_grid_x, %tw_grid_y : i32
+                %5 = rem %tile, %4 : i32
+                %tile_z = idiv %tile, %4 : i32
+                %tile_x = rem %5, %tw_grid_x : i32
+                %tile_y = idiv %5, %tw_grid_x : i32
                 %x = program_id x : i32
                 %z = program_id z : i32
                 %s = add %tile_x, %tile_z : i32
@@ -324,5 +512,109 @@ mod tests {
         "#]].assert_eq(&print_function(&f));
         let again = parse_function(&print_function(&f)).unwrap();
         assert_eq!(again.attrs.grid_param_z.as_deref(), Some(GRID_PARAM_Z));
+    }
+
+    /// A GEMM's grid: the loop loads a row block (pid x) and a column
+    /// block (pid y); the tiles are walked in bands of y values. Each
+    /// program stores its (x, y) at p[1000 + x + 5 y].
+    #[test]
+    fn a_grid_whose_loop_loads_rows_by_x_and_columns_by_y_is_walked_in_bands() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %c0 = constant 0 : i32\n  \
+             %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
+             %acc = for %k: i32 = %c0 to %c4 step %c1 iter_args(%s: i32 = %c0) -> (i32) {\n    \
+             %ak = add %x, %k : i32\n    %pa = addptr %p, %ak : ptr<i32>\n    \
+             %a = load %pa : i32\n    %bk = add %y, %k : i32\n    \
+             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
+             %ab = add %a, %b : i32\n    %s1 = add %s, %ab : i32\n    yield %s1\n  }\n  \
+             %c5 = constant 5 : i32\n  %c100 = constant 100 : i32\n  %c1000 = constant 1000 : i32\n  \
+             %row = mul %y, %c5 : i32\n  %i0 = add %row, %x : i32\n  %i = add %i0, %c1000 : i32\n  \
+             %q = addptr %p, %i : ptr<i32>\n  %v0 = mul %y, %c100 : i32\n  %v1 = add %v0, %x : i32\n  \
+             %v2 = add %v1, %c1 : i32\n  %v = add %v2, %acc : i32\n  store %q, %v\n",
+        );
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::Banded);
+        verify_function(&f).unwrap();
+        let text = print_function(&f);
+        let head: Vec<&str> = text.lines().skip(4).take(12).map(str::trim).collect();
+        expect![[r#"
+            [
+                "for %tile: i32 = %0 to %2 step %1 {",
+                "%3 = constant 8 : i32",
+                "%4 = mul %3, %tw_grid_x : i32",
+                "%5 = idiv %tile, %4 : i32",
+                "%6 = mul %5, %3 : i32",
+                "%7 = sub %tw_grid_y, %6 : i32",
+                "%band_height = min %3, %7 : i32",
+                "%8 = rem %tile, %4 : i32",
+                "%9 = rem %8, %band_height : i32",
+                "%10 = add %6, %9 : i32",
+                "%11 = idiv %8, %band_height : i32",
+                "%tile_y = rem %10, %tw_grid_y : i32",
+            ]
+        "#]]
+        .assert_debug_eq(&head);
+        // Three programs walk a 5 x 11 grid (a last band of 3 y values):
+        // every tile is stored once, with its own coordinates.
+        use tawa_ir::interp::{run_grid, ArgValue, InterpOptions, Memory};
+        let (gx, gy) = (5, 11);
+        let mut mem = Memory::new();
+        let buf = mem.alloc(ScalarType::I32, 1000 + gx * gy);
+        let args = [
+            ArgValue::Ptr(buf.base),
+            ArgValue::Int(gx as i64),
+            ArgValue::Int(gy as i64),
+        ];
+        run_grid(&f, &args, [3, 1, 1], &mut mem, &InterpOptions::default()).unwrap();
+        let out = mem.read_f64(&buf);
+        for y in 0..gy {
+            for x in 0..gx {
+                assert_eq!(
+                    out[1000 + x + 5 * y],
+                    (100 * y + x + 1) as f64,
+                    "tile ({x}, {y})"
+                );
+            }
+        }
+    }
+
+    /// Attention's grid: the loop's loads depend on y (the head) alone.
+    #[test]
+    fn a_grid_whose_loop_loads_by_y_alone_stays_x_fastest() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %c0 = constant 0 : i32\n  \
+             %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
+             for %k: i32 = %c0 to %c4 step %c1 {\n    %bk = add %y, %k : i32\n    \
+             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
+             %q = addptr %p, %x : ptr<i32>\n    store %q, %b\n    yield\n  }\n",
+        );
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::XFastest);
+    }
+
+    /// Split-K: the K loop starts at the program's slice and strides by
+    /// the slice count; only its start depends on the program id.
+    #[test]
+    fn a_loop_whose_start_alone_depends_on_the_program_id_is_made_persistent() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %z = program_id z : i32\n  %c4 = constant 4 : i32\n  \
+             %c64 = constant 64 : i32\n  %lo = mul %z, %c4 : i32\n  \
+             for %k: i32 = %lo to %c64 step %c4 {\n    %q = addptr %p, %k : ptr<i32>\n    \
+             store %q, %x\n    yield\n  }\n",
+        );
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::XFastest);
+        verify_function(&f).unwrap();
+    }
+
+    /// Tutorial 09's persistent kernel: a loop from the program id over
+    /// tiles, the K loop inside it, is the source's own walk.
+    #[test]
+    fn a_kernel_that_walks_its_tiles_itself_is_left_alone() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %c0 = constant 0 : i32\n  %c4 = constant 4 : i32\n  \
+             %c64 = constant 64 : i32\n  for %t: i32 = %x to %c64 step %c4 {\n    \
+             for %k: i32 = %c0 to %c4 step %c4 {\n      %q = addptr %p, %k : ptr<i32>\n      \
+             store %q, %t\n      yield\n    }\n    yield\n  }\n",
+        );
+        let err = make_persistent(&mut f).unwrap_err();
+        assert!(err.contains("walks its tiles itself"), "{err}");
     }
 }

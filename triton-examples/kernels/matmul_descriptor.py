@@ -2,7 +2,10 @@
 
 A is [M, K], B is [K, N], C is [M, N], all row-major and contiguous. The
 descriptors carry the global shape, so out-of-bounds parts of a tile read
-as zeros and are not written back.
+as zeros and are not written back. Programs are ordered in groups of
+GROUP_SIZE_M rows of tiles, as in matmul.py (and tutorial 09's descriptor
+kernels), so that the tiles running at once share their A rows and B
+columns in L2.
 """
 import triton
 import triton.language as tl
@@ -13,6 +16,7 @@ def matmul_descriptor_kernel(
     a_ptr, b_ptr, c_ptr,
     M, N, K,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
 ):
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
                                        block_shape=[BLOCK_M, BLOCK_K])
