@@ -45,6 +45,10 @@
 //! within a band (CUTLASS's rasterization swizzle, Triton's
 //! `GROUP_SIZE_M` done by the compiler): the tiles running at once form a
 //! block of 8 columns by about 16 rows, and their operands fit in L2.
+//! Grids over z (batched and split-K GEMMs) keep x fastest within an x *
+//! y plane: a plane there is about one wave of tiles already, and on the
+//! H100 the banded walk measured 3 to 5% slower on batched GEMMs of 512²
+//! and 2048² (a 2-D GEMM of 32 x 32 tiles: 5% faster).
 //!
 //! A grid over z as well (batched and split-K GEMMs: a batch or a K
 //! slice a z index) walks the x * y * z tiles, z slowest, with a third
@@ -142,7 +146,7 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
     }
     let walk = if pids_y.is_empty() && pids_z.is_empty() {
         Walk::X
-    } else if !pids_y.is_empty() && reuses_both_axes(func) {
+    } else if !pids_y.is_empty() && pids_z.is_empty() && reuses_both_axes(func) {
         Walk::Banded
     } else {
         Walk::XFastest
@@ -575,6 +579,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A batched GEMM's grid (a batch a z index) keeps x fastest within
+    /// each x * y plane.
+    #[test]
+    fn a_grid_over_z_is_not_banded() {
+        let mut f = kernel(
+            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %z = program_id z : i32\n  \
+             %c0 = constant 0 : i32\n  %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
+             for %k: i32 = %c0 to %c4 step %c1 {\n    %ak = add %x, %k : i32\n    \
+             %pa = addptr %p, %ak : ptr<i32>\n    %a = load %pa : i32\n    \
+             %bk = add %y, %k : i32\n    %pb = addptr %p, %bk : ptr<i32>\n    \
+             %b = load %pb : i32\n    %s = add %a, %b : i32\n    %q = addptr %pa, %z : ptr<i32>\n    \
+             store %q, %s\n    yield\n  }\n",
+        );
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::XFastest);
     }
 
     /// Attention's grid: the loop's loads depend on y (the head) alone.
