@@ -12,6 +12,16 @@
 //! block. On the H100 the 128x256x64 GEMM runs 1-2% faster at depth 4
 //! than 3 (`bench/RESULTS.md`).
 //!
+//! The slot covers the consumer's hold, so it is taken only where the
+//! hold is long against a copy: where the dots do at least
+//! [`CONSUMER_SLOT_FLOPS_PER_BYTE`] flops per byte of the slots they read
+//! ([`slot_tensor_flops`] over the streaming rings' slot bytes). A
+//! memory-bound loop (a decode GEMM's 128x16x128 dots: 14 flops a byte)
+//! releases its slot about as soon as it lands; there the extra slot only
+//! puts more copies in flight, and on the H100 the swap-AB decode GEMM
+//! (64 programs streaming 128 MiB) ran 5% slower with it (depth 5
+//! against 4).
+//!
 //! Shared memory caps the depth at the most slots that fit;
 //! `--aref-depth` overrides both, and is an error when it does not fit.
 //!
@@ -148,6 +158,27 @@ pub fn one_slot_rings(func: &Function) -> Vec<tawa_ir::Value> {
 /// epilogue's staging).
 pub const ONE_SLOT_AHEAD_FLOPS: u64 = 6 << 20;
 
+/// Flops per slot byte below which the consumer's hold earns no slot of
+/// its own (module docs). An H100 SM does about 300 dense f16 flops in
+/// the time its share of DRAM bandwidth brings a byte (100 for L2): at 32
+/// the consumer holds a slot for a tenth of what a copy from DRAM takes.
+/// The GEMMs' tiles are at 32 (64x64x32) to 85 (128x256x64).
+pub const CONSUMER_SLOT_FLOPS_PER_BYTE: u64 = 32;
+
+/// Flops per byte of the streaming rings' slots ([`slot_tensor_flops`]
+/// over the bytes of a slot of every ring but the one-slot ones); `None`
+/// without a streaming loop of dots.
+pub fn slot_flops_per_byte(func: &Function) -> Option<u64> {
+    let one_slot = one_slot_rings(func);
+    let bytes: u64 = aref_creates(func)
+        .into_iter()
+        .map(|op| func.ops[op].results[0])
+        .filter(|r| !one_slot.contains(r))
+        .map(|r| slot_bytes(func, r))
+        .sum();
+    Some(slot_tensor_flops(func)? / bytes.max(1))
+}
+
 /// The consumer's tensor-core work per ring slot: of the loops that get
 /// from the streaming rings (not [`one_slot_rings`]), each advancing
 /// every ring by one slot an iteration, the least flops (2·M·N·K) of the
@@ -272,13 +303,22 @@ pub fn choose_aref_depths(
                 Some((_, max)) => extra <= max,
                 None => false,
             };
-            if slack == Slack::ConsumerSlot && free {
-                (
+            let brief = slot_flops_per_byte(func).filter(|&f| f < CONSUMER_SLOT_FLOPS_PER_BYTE);
+            match brief {
+                Some(intensity) if slack == Slack::ConsumerSlot && free => (
+                    stages,
+                    format!(
+                        "num_stages {stages}; no slot for the consumer's read: its dots do \
+                         {intensity} flops a byte of the slot, under \
+                         {CONSUMER_SLOT_FLOPS_PER_BYTE}, so the consumer holds a slot briefly \
+                         against a copy (a memory-bound loop)"
+                    ),
+                ),
+                _ if slack == Slack::ConsumerSlot && free => (
                     extra,
                     format!("num_stages {stages} in flight and the slot the consumer reads"),
-                )
-            } else {
-                (stages, format!("num_stages {stages}"))
+                ),
+                _ => (stages, format!("num_stages {stages}")),
             }
         }
     };
