@@ -368,3 +368,57 @@ fn explain_says_where_tile_pingpong_applies() {
     );
     assert!(!stdout.contains("turn.take"), "{stdout}");
 }
+
+/// The warp-specialized ring gets a slot for the consumer's read only
+/// where the consumer holds a slot long against a copy: the 128x256x64
+/// GEMM (85 flops a slot byte) takes it, the swap-AB decode GEMM (14) does
+/// not; `--explain` says which, and the split-K and batched GEMMs are
+/// walked persistently in the order `--explain` names.
+#[test]
+fn the_consumer_slot_and_the_tile_walk_are_explained() {
+    let explain = |file: &str, case: &str| {
+        let (code, _, stderr) = run(&[file, "--case", case, "--emit", "cuda", "--explain"]);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let gemm = explain("triton-examples/kernels/matmul.py", "square_8192");
+    assert!(
+        line_with(&gemm, "aref %")
+            .contains("depth 4 (from num_stages 3 in flight and the slot the consumer reads)"),
+        "{gemm}"
+    );
+    let decode = explain(
+        "triton-examples/kernels/matmul_swap_ab.py",
+        "decode_16x8192x8192",
+    );
+    assert!(
+        line_with(&decode, "aref %").contains(
+            "depth 4 (from num_stages 4; no slot for the consumer's read: its dots do 14 flops a byte"
+        ),
+        "{decode}"
+    );
+    let split_k = explain(
+        "triton-examples/kernels/split_k_matmul.py",
+        "skinny_1024x1024x16384",
+    );
+    assert!(
+        line_with(&split_k, "kernel:").contains(
+            "persistent: one program per SM walks the grid's x * y * z tiles, x fastest, z slowest"
+        ),
+        "{split_k}"
+    );
+    let row_reduce = explain("triton-examples/kernels/gemm_row_reduce.py", "square_4096");
+    assert!(
+        line_with(&row_reduce, "kernel:")
+            .contains("x * y tiles, in bands of 8 y values, y fastest within a band"),
+        "{row_reduce}"
+    );
+    let attention = explain(
+        "triton-examples/kernels/fused_attention.py",
+        "noncausal_d128",
+    );
+    assert!(
+        line_with(&attention, "kernel:").contains("x * y tiles, x fastest"),
+        "{attention}"
+    );
+}
