@@ -1625,22 +1625,7 @@ impl<'f> Emitter<'f> {
         shape: &[u32],
         elem_bytes: u32,
     ) -> u32 {
-        let Some((dim, run)) = register_run(layout, shape) else {
-            return 1;
-        };
-        let info = self.axis.get(ptr);
-        let minfo = mask.map(|m| self.axis.get(m));
-        let max = run.min(16 / elem_bytes.max(1)).max(1);
-        if info.contiguity.len() <= dim {
-            return 1;
-        }
-        vector_width(
-            info,
-            minfo.filter(|m| m.constancy.len() > dim),
-            dim,
-            elem_bytes,
-            max,
-        )
+        vec_width_by(self.axis, false, ptr, mask, layout, shape, elem_bytes)
     }
 
     fn load(&mut self, op: Op, layout: &Layout, name: &str) -> Res<()> {
@@ -1793,23 +1778,7 @@ impl<'f> Emitter<'f> {
         shape: &[u32],
         elem_bytes: u32,
     ) -> u32 {
-        let Some((dim, run)) = register_run(layout, shape) else {
-            return 1;
-        };
-        let mut info = self.proven_axis.get(ptr).clone();
-        if info.divisibility.len() <= dim {
-            return 1;
-        }
-        info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
-        let minfo = mask.map(|m| self.proven_axis.get(m));
-        let max = run.min(16 / elem_bytes.max(1)).max(1);
-        vector_width(
-            &info,
-            minfo.filter(|m| m.constancy.len() > dim),
-            dim,
-            elem_bytes,
-            max,
-        )
+        vec_width_by(&self.proven_axis, true, ptr, mask, layout, shape, elem_bytes)
     }
 
     /// Loads of `regs` registers of tile `name` (elements of C type `c`)
@@ -3587,6 +3556,40 @@ fn used_values(func: &Function) -> HashSet<Value> {
     let mut used = HashSet::new();
     func.walk(&mut |op| used.extend(func.ops[op].operands.iter().copied()));
     used
+}
+
+/// Elements per vector access for pointer tile `ptr` in `layout` by the
+/// axis facts `facts`: the thread's run of adjacent registers, at most 16
+/// bytes, as far as the pointers are contiguous (and aligned, unless
+/// `assume_aligned`: a run-time check decides that) and the mask constant.
+fn vec_width_by(
+    facts: &AxisInfoMap,
+    assume_aligned: bool,
+    ptr: Value,
+    mask: Option<Value>,
+    layout: &Layout,
+    shape: &[u32],
+    elem_bytes: u32,
+) -> u32 {
+    let Some((dim, run)) = register_run(layout, shape) else {
+        return 1;
+    };
+    let mut info = facts.get(ptr).clone();
+    if info.contiguity.len() <= dim || info.divisibility.len() <= dim {
+        return 1;
+    }
+    if assume_aligned {
+        info.divisibility[dim] = crate::axis_info::MAX_DIVISIBILITY;
+    }
+    let minfo = mask.map(|m| facts.get(m));
+    let max = run.min(16 / elem_bytes.max(1)).max(1);
+    vector_width(
+        &info,
+        minfo.filter(|m| m.constancy.len() > dim),
+        dim,
+        elem_bytes,
+        max,
+    )
 }
 
 /// The run of a thread's registers that are adjacent elements along one
