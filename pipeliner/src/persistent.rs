@@ -295,11 +295,13 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
 }
 
 /// Bits of the program-id axes a value depends on: x = 1, y = 2, z = 4.
-fn pid_axes(func: &Function) -> HashMap<Value, u8> {
+/// With `through_loops`, a loop's induction variable takes its bounds'
+/// axes, a carried value (a block pointer advanced each iteration) its
+/// initial value's, and an op with regions its operands'; without, block
+/// arguments and the results of ops with regions depend on none.
+fn pid_axes(func: &Function, through_loops: bool) -> HashMap<Value, u8> {
     let mut axes: HashMap<Value, u8> = HashMap::new();
-    // Program order: a value's definition is visited before its uses; a
-    // loop's induction variable takes its bounds' axes, a carried value
-    // (a block pointer advanced each iteration) its initial value's.
+    // Program order: a value's definition is visited before its uses.
     func.walk(&mut |op| {
         let data = &func.ops[op];
         let from = |vs: &[Value]| {
@@ -313,6 +315,9 @@ fn pid_axes(func: &Function) -> HashMap<Value, u8> {
                 Axis::Y => 2,
                 Axis::Z => 4,
             };
+        }
+        if !through_loops && !data.regions.is_empty() {
+            return;
         }
         let mut args = Vec::new();
         if let (OpKind::For(_), Some(&body)) = (&data.kind, data.regions.first()) {
@@ -342,7 +347,7 @@ fn pid_axes(func: &Function) -> HashMap<Value, u8> {
 /// on pid x and not y and another on y and not x: a GEMM's A row block
 /// and B column block, shared by the tiles of a row and of a column.
 fn reuses_both_axes(func: &Function) -> bool {
-    let axes = pid_axes(func);
+    let axes = pid_axes(func, true);
     let (mut x_only, mut y_only) = (false, false);
     let mut in_loop = |block: tawa_ir::Block| {
         func.walk_block(block, &mut |op| {
@@ -388,36 +393,28 @@ enum ProgramLoop {
 /// A loop whose start alone depends on a program id and that holds no
 /// loop (a split-K slice's K loop) is let through: see the module docs.
 fn loop_bounded_by_program_id(func: &Function) -> Option<(tawa_ir::Op, ProgramLoop)> {
-    let mut from_pid: std::collections::HashSet<tawa_ir::Value> = Default::default();
-    let mut found = None;
-    // Program order: a value's definition is visited before its uses.
     // Block arguments (induction variables, carried values) are not
     // followed: a bound computed from one is not seen, and the kernel is
     // made persistent as before.
+    let from_pid = pid_axes(func, false);
+    let mut found = None;
     func.walk(&mut |op| {
         let data = &func.ops[op];
-        if found.is_some() {
+        if found.is_some() || !matches!(data.kind, OpKind::For(_)) {
             return;
         }
-        if let OpKind::For(_) = data.kind {
-            if data.operands[1..3].iter().any(|v| from_pid.contains(v)) {
-                found = Some((op, ProgramLoop::Bounded));
-            } else if from_pid.contains(&data.operands[0]) {
-                let mut nested = false;
-                for &r in &data.regions {
-                    func.walk_block(r, &mut |inner| {
-                        nested |= matches!(func.ops[inner].kind, OpKind::For(_));
-                    });
-                }
-                if nested {
-                    found = Some((op, ProgramLoop::TileWalk));
-                }
+        if data.operands[1..3].iter().any(|v| from_pid.contains_key(v)) {
+            found = Some((op, ProgramLoop::Bounded));
+        } else if from_pid.contains_key(&data.operands[0]) {
+            let mut nested = false;
+            for &r in &data.regions {
+                func.walk_block(r, &mut |inner| {
+                    nested |= matches!(func.ops[inner].kind, OpKind::For(_));
+                });
             }
-        }
-        let tainted = matches!(data.kind, OpKind::ProgramId(_))
-            || data.operands.iter().any(|v| from_pid.contains(v));
-        if tainted && data.regions.is_empty() {
-            from_pid.extend(data.results.iter().copied());
+            if nested {
+                found = Some((op, ProgramLoop::TileWalk));
+            }
         }
     });
     found
