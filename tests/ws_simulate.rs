@@ -316,6 +316,16 @@ fn simulate_against(
     expected: &[Vec<u8>],
     how: &str,
 ) -> usize {
+    // Tensors that float atomics add into hold their sums in the order
+    // the programs ran, which a persistent walk and the scheduler's
+    // interleaving change: those are held to the reference's tolerance
+    // (checked by each run), every other tensor to the plain run's bytes.
+    let summed = float_atomic_targets(&ws);
+    let names: Vec<String> = triton_examples::build_inputs(case, INPUT_SEED)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     let mut ws_module = module.clone();
     let slot = ws_module
         .functions
@@ -341,17 +351,6 @@ fn simulate_against(
             },
         )
         .unwrap_or_else(|e| panic!("{how} seed {seed}: {e}"));
-        // Tensors that float atomics add into hold their sums in the
-        // order the programs ran, which a persistent walk and the
-        // scheduler's interleaving change: those are held to the
-        // reference's tolerance (checked by the run above), every other
-        // tensor to the plain run's bytes.
-        let summed = float_atomic_targets(slot_function(&ws_module, spec));
-        let names: Vec<String> = triton_examples::build_inputs(case, INPUT_SEED)
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
         for (i, (g, e)) in got.iter().zip(expected).enumerate() {
             assert!(
                 g == e || summed.contains(&names[i]),
@@ -361,17 +360,6 @@ fn simulate_against(
         }
     }
     SCHEDULER_SEEDS.len()
-}
-
-fn slot_function<'m>(
-    module: &'m tawa_ir::Module,
-    spec: &triton_examples::ExampleSpec,
-) -> &'m Function {
-    module
-        .functions
-        .iter()
-        .find(|f| f.name == spec.kernel)
-        .unwrap()
 }
 
 /// The pointer parameters that float atomics of `func` add into.
