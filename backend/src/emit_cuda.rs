@@ -1778,7 +1778,15 @@ impl<'f> Emitter<'f> {
         shape: &[u32],
         elem_bytes: u32,
     ) -> u32 {
-        vec_width_by(&self.proven_axis, true, ptr, mask, layout, shape, elem_bytes)
+        vec_width_by(
+            &self.proven_axis,
+            true,
+            ptr,
+            mask,
+            layout,
+            shape,
+            elem_bytes,
+        )
     }
 
     /// Loads of `regs` registers of tile `name` (elements of C type `c`)
