@@ -46,8 +46,11 @@ __device__ __forceinline__ unsigned long long cl_globaltimer() {
 }
 
 // Every thread of every CTA of the cluster: what each CTA wrote before is
-// visible to all after (release on arrive, acquire on wait).
+// visible to all after (release on arrive, acquire on wait). The .aligned
+// forms need the whole warp at the same instruction: the callers come from
+// code where one thread took a branch, hence the warp sync first.
 __device__ __forceinline__ void cl_sync() {
+    __syncwarp();
     asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
                  "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
