@@ -549,6 +549,7 @@ fn cluster_probes_compile_for_sm90a() {
             .kernel(kernel)
             .unwrap_or_else(|| panic!("{}", report.log));
         assert!(!k.spills(), "{kernel} spills:\n{}", report.log);
+        eprintln!("{kernel}: {k:?}");
     }
 }
 
