@@ -602,6 +602,20 @@ fn gpu_cluster_ids_and_remote_mbarrier_arrive() {
     // One cluster, then several: blockIdx.x 2c and 2c + 1 are cluster c.
     run_cluster_ids(&gpu, 1, 128, 0);
     run_cluster_ids(&gpu, 4, 128, 0);
+    // A grid the cluster does not divide is refused before the driver.
+    let compiled = compile_cuda(CLUSTER_PROBES, "cluster_ids", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "cluster_ids").unwrap();
+    let out = gpu.alloc(3 * 5 * 4).unwrap();
+    let cfg = tawa_backend::runtime::LaunchConfig {
+        grid: [3, 1, 1],
+        block: [128, 1, 1],
+        dyn_smem: 0,
+        cluster: Some([2, 1, 1]),
+    };
+    let err = gpu
+        .launch_with(&kernel, &cfg, &[KernelArg::from(&out)])
+        .unwrap_err();
+    assert!(matches!(err, RuntimeError::InvalidLaunch { .. }), "{err}");
 }
 
 #[test]
