@@ -627,7 +627,8 @@ fn gpu_max_active_clusters() {
     let compiled = compile_cuda(CLUSTER_PROBES, "cluster_ids", &CompileOptions::default()).unwrap();
     let kernel = gpu.load(&compiled, "cluster_ids").unwrap();
     // A warp-specialized GEMM's shape: 384 threads and nearly all of the
-    // SM's shared memory, so one block per SM.
+    // shared memory a block may opt in to (1 KiB below the limit, as a
+    // GEMM's ~225 KiB of rings), so one block per SM.
     let big_smem = gpu.max_dyn_smem_optin() - kernel.static_smem().unwrap() as u32 - 1024;
     let one_per_sm = gpu
         .max_active_clusters(&kernel, [2, 1, 1], [384, 1, 1], big_smem)
