@@ -184,53 +184,51 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
         f.append_value(tiles, OpKind::Binary(op), vec![a, b], i32_ty.clone(), loc)
     };
     let (tile_x, tile_y, tile_z) = match (grid_y, grid_z) {
-        (Some(gy), grid_z) => {
-            // The tile's place in its x * y plane, and the plane (z).
-            let (in_plane, z) = match grid_z {
-                Some(_) => {
-                    let plane = bin(func, BinaryOp::Mul, grid, gy);
-                    let t = bin(func, BinaryOp::Rem, tile, plane);
-                    let z = bin(func, BinaryOp::IDiv, tile, plane);
-                    func.set_name(z, "tile_z");
-                    (t, Some(z))
-                }
-                None => (tile, None),
-            };
-            let (x, y) = if walk == Walk::Banded {
-                // Band `b` holds y values [b * BAND, b * BAND + height),
-                // height BAND but for the last band; within it y runs
-                // fastest.
-                let band = func.append_value(
-                    tiles,
-                    OpKind::Constant(ConstValue::Int(BAND.into())),
-                    vec![],
-                    i32_ty.clone(),
-                    loc,
-                );
-                let per_band = bin(func, BinaryOp::Mul, band, grid);
-                let b = bin(func, BinaryOp::IDiv, in_plane, per_band);
-                let y0 = bin(func, BinaryOp::Mul, b, band);
-                let left = bin(func, BinaryOp::Sub, gy, y0);
-                let height = bin(func, BinaryOp::Min, band, left);
-                let within = bin(func, BinaryOp::Rem, in_plane, per_band);
-                let dy = bin(func, BinaryOp::Rem, within, height);
-                let y = bin(func, BinaryOp::Add, y0, dy);
-                let x = bin(func, BinaryOp::IDiv, within, height);
-                func.set_name(height, "band_height");
-                // Both are below their grid size already; the `%` says
-                // so in the form the TMA inference bounds (a wrapped
-                // index is below its modulus), as `tile % tw_grid_x` did.
-                let y = bin(func, BinaryOp::Rem, y, gy);
-                let x = bin(func, BinaryOp::Rem, x, grid);
-                (x, y)
-            } else {
-                let x = bin(func, BinaryOp::Rem, in_plane, grid);
-                let y = bin(func, BinaryOp::IDiv, in_plane, grid);
-                (x, y)
-            };
+        (Some(gy), Some(_)) => {
+            let x = bin(func, BinaryOp::Rem, tile, grid);
+            let rest = bin(func, BinaryOp::IDiv, tile, grid);
+            let y = bin(func, BinaryOp::Rem, rest, gy);
+            let z = bin(func, BinaryOp::IDiv, rest, gy);
             func.set_name(x, "tile_x");
             func.set_name(y, "tile_y");
-            (x, Some(y), z)
+            func.set_name(z, "tile_z");
+            (x, Some(y), Some(z))
+        }
+        (Some(gy), None) if walk == Walk::Banded => {
+            // Band `b` holds y values [b * BAND, b * BAND + height),
+            // height BAND but for the last band; within it y runs fastest.
+            let band = func.append_value(
+                tiles,
+                OpKind::Constant(ConstValue::Int(BAND.into())),
+                vec![],
+                i32_ty.clone(),
+                loc,
+            );
+            let per_band = bin(func, BinaryOp::Mul, band, grid);
+            let b = bin(func, BinaryOp::IDiv, tile, per_band);
+            let y0 = bin(func, BinaryOp::Mul, b, band);
+            let left = bin(func, BinaryOp::Sub, gy, y0);
+            let height = bin(func, BinaryOp::Min, band, left);
+            let within = bin(func, BinaryOp::Rem, tile, per_band);
+            let dy = bin(func, BinaryOp::Rem, within, height);
+            let y = bin(func, BinaryOp::Add, y0, dy);
+            let x = bin(func, BinaryOp::IDiv, within, height);
+            func.set_name(height, "band_height");
+            // Both are below their grid size already; the `%` says so in
+            // the form the TMA inference bounds (a wrapped index is below
+            // its modulus), as `tile % tw_grid_x` does.
+            let y = bin(func, BinaryOp::Rem, y, gy);
+            let x = bin(func, BinaryOp::Rem, x, grid);
+            func.set_name(x, "tile_x");
+            func.set_name(y, "tile_y");
+            (x, Some(y), None)
+        }
+        (Some(_), None) => {
+            let x = bin(func, BinaryOp::Rem, tile, grid);
+            let y = bin(func, BinaryOp::IDiv, tile, grid);
+            func.set_name(x, "tile_x");
+            func.set_name(y, "tile_y");
+            (x, Some(y), None)
         }
         _ => (tile, None, None),
     };
@@ -499,11 +497,10 @@ mod tests {
               %2 = mul %tw_grid_x, %tw_grid_y : i32
               %3 = mul %2, %tw_grid_z : i32
               for %tile: i32 = %0 to %3 step %1 {
-                %4 = mul %tw_grid_x, %tw_grid_y : i32
-                %5 = rem %tile, %4 : i32
-                %tile_z = idiv %tile, %4 : i32
-                %tile_x = rem %5, %tw_grid_x : i32
-                %tile_y = idiv %5, %tw_grid_x : i32
+                %tile_x = rem %tile, %tw_grid_x : i32
+                %4 = idiv %tile, %tw_grid_x : i32
+                %tile_y = rem %4, %tw_grid_y : i32
+                %tile_z = idiv %4, %tw_grid_y : i32
                 %x = program_id x : i32
                 %z = program_id z : i32
                 %s = add %tile_x, %tile_z : i32
