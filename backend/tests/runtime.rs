@@ -348,6 +348,64 @@ fn tma_probe_box(
         .collect()
 }
 
+/// A row-major fp16 matrix of `rows` x `cols` with `pitch` elements per
+/// row in memory, element (r, k) a distinct bit pattern (we compare bit
+/// patterns, so any distinct u16 values do).
+struct PitchedMatrix {
+    rows: u64,
+    cols: u64,
+    pitch: u64,
+    host: Vec<u16>,
+}
+
+impl PitchedMatrix {
+    fn new(rows: u64, cols: u64, pitch: u64) -> Self {
+        let mut host = vec![0u16; (rows * pitch) as usize];
+        for r in 0..rows {
+            for k in 0..cols {
+                host[(r * pitch + k) as usize] = (r * 1000 + k) as u16 ^ 0x5a5a;
+            }
+        }
+        PitchedMatrix {
+            rows,
+            cols,
+            pitch,
+            host,
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        self.host.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    /// The box of `box_k` (64: 128 bytes) columns by `box_r` rows at
+    /// column `c0`, row `c1`, as a TMA copy with the 128-byte swizzle
+    /// leaves it in 1024-byte-aligned shared memory: halves in shared
+    /// memory order, zero past the matrix's edges. The swizzle is
+    /// `tw_swz(row, kb, rows, 128)` of the generated code.
+    fn swizzled_box(&self, (c0, c1): (i32, i32), box_k: u32, box_r: u32) -> Vec<u16> {
+        let mut smem = vec![0u16; (box_k * box_r) as usize];
+        for r in 0..box_r {
+            for k in 0..box_k {
+                let (gr, gk) = (c1 as u64 + r as u64, c0 as u64 + k as u64);
+                if gr < self.rows && gk < self.cols {
+                    let lin = r * 128 + k * 2;
+                    let at = (lin ^ (((lin >> 7) & 7) << 4)) / 2;
+                    smem[at as usize] = self.host[(gr * self.pitch + gk) as usize];
+                }
+            }
+        }
+        smem
+    }
+}
+
+/// The (row, column) of the box element a 128-byte-swizzled box keeps at
+/// shared-memory half `at`.
+fn unswizzle_128(at: usize) -> (usize, usize) {
+    let row = at * 2 / 128;
+    (row, ((at * 2 % 128) ^ ((row & 7) << 4)) / 2)
+}
+
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
@@ -356,49 +414,25 @@ fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
     assert!(Gpu::available(), "needs a GPU: no CUDA device found");
     let gpu = Gpu::new(0).unwrap();
     // A row-major 150 x 136 fp16 matrix (ragged: neither extent a multiple
-    // of the box), element (r, k) = r * 1000 + k (exact in fp16 bits: we
-    // compare bit patterns, so any distinct u16 values do).
-    let (rows, cols) = (150u64, 136u64);
-    let pitch = 144u64; // elements per row in memory: 288 bytes, 16-aligned
-    let mut host = vec![0u16; (rows * pitch) as usize];
-    for r in 0..rows {
-        for k in 0..cols {
-            host[(r * pitch + k) as usize] = (r * 1000 + k) as u16 ^ 0x5a5a;
-        }
-    }
-    let bytes: Vec<u8> = host.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let src = gpu.upload(&bytes).unwrap();
+    // of the box), 144 elements (288 bytes, 16-aligned) per row in memory.
+    let m = PitchedMatrix::new(150, 136, 144);
+    let src = gpu.upload(&m.bytes()).unwrap();
     let (box_k, box_r) = (64u32, 128u32);
     let spec = TensorMapSpec {
         elem: ScalarType::F16,
         base: src.ptr(),
-        extents: vec![cols, rows],
-        strides: vec![pitch * 2],
+        extents: vec![m.cols, m.rows],
+        strides: vec![m.pitch * 2],
         box_extents: vec![box_k, box_r],
         swizzle: TmaSwizzle::B128,
     };
     // The box at column 96, row 100 runs past both edges (cols 136.., rows 150..).
     let (c0, c1) = (96i32, 100i32);
     let got = tma_probe_box(&gpu, &spec, (c0, c1));
-    // tw_swz(row, kb, rows, 128) of the generated code, for one 128-byte-wide box.
-    let swz = |row: u32, kb: u32| -> u32 {
-        let lin = row * 128 + kb;
-        lin ^ (((lin >> 7) & 7) << 4)
-    };
-    for r in 0..box_r {
-        for k in 0..box_k {
-            let (gr, gk) = (c1 as u64 + r as u64, c0 as u64 + k as u64);
-            let want = if gr < rows && gk < cols {
-                host[(gr * pitch + gk) as usize]
-            } else {
-                0
-            };
-            let at = swz(r, k * 2) / 2;
-            assert_eq!(
-                got[at as usize], want,
-                "box element (row {r}, col {k}) at smem half {at}"
-            );
-        }
+    let want = m.swizzled_box((c0, c1), box_k, box_r);
+    for (at, (g, w)) in got.iter().zip(&want).enumerate() {
+        let (r, k) = unswizzle_128(at);
+        assert_eq!(g, w, "box element (row {r}, col {k}) at smem half {at}");
     }
 }
 
@@ -472,4 +506,247 @@ fn device_built_tensor_maps_compile_for_sm90a() {
         .kernel(&kernel.symbol)
         .expect("ptxas reports the kernel");
     assert!(!k.spills(), "spills:\n{}", report.log);
+}
+
+/// The thread-block cluster probes (`cluster_probes.cu`): hand-written
+/// kernels for the cluster special registers, remote mbarrier arrives and
+/// multicast TMA copies, shared by the compile check below and the GPU
+/// tests that launch them as clusters of 2.
+const CLUSTER_PROBES: &str = include_str!("cluster_probes.cu");
+
+/// Every instruction of the cluster probes, as the PTX must spell it: what
+/// ptxas accepted for sm_90a is then exactly what the GPU tests run.
+const CLUSTER_PROBE_INSTRUCTIONS: [(&str, &str); 2] = [
+    (
+        "cluster_ids",
+        "mapa.shared::cluster.u32|mbarrier.arrive.release.cluster.shared::cluster.b64|\
+         mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64|fence.mbarrier_init.release.cluster|\
+         barrier.cluster.arrive.release.aligned|barrier.cluster.wait.acquire.aligned|\
+         st.shared::cluster.u32|%cluster_ctarank|%clusterid.x|%cluster_nctarank",
+    ),
+    (
+        "tma_multicast",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster|\
+         mbarrier.arrive.expect_tx.shared::cta.b64|mbarrier.try_wait.parity.shared::cta.b64|\
+         barrier.cluster.arrive.release.aligned|%cluster_ctarank|%clusterid.x",
+    ),
+];
+
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn cluster_probes_compile_for_sm90a() {
+    require_tools("cluster_probes_compile_for_sm90a");
+    for (kernel, needed) in CLUSTER_PROBE_INSTRUCTIONS {
+        let compiled = compile_cuda(CLUSTER_PROBES, kernel, &no_cache()).unwrap();
+        for instruction in needed.split('|') {
+            assert!(
+                compiled.ptx.contains(instruction),
+                "{kernel}: no `{instruction}` in the PTX"
+            );
+        }
+        let report = ptxas_info(&compiled.ptx).unwrap();
+        let k = report
+            .kernel(kernel)
+            .unwrap_or_else(|| panic!("{}", report.log));
+        assert!(!k.spills(), "{kernel} spills:\n{}", report.log);
+        eprintln!("{kernel}: {k:?}");
+    }
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// `cluster_ids` on `clusters` clusters of 2 blocks of `block` threads with
+/// `dyn_smem` bytes of (unused) dynamic shared memory, checked: ranks,
+/// cluster ids, and the peer's store seen through the remote arrive.
+fn run_cluster_ids(gpu: &Gpu, clusters: u32, block: u32, dyn_smem: u32) {
+    use tawa_backend::runtime::LaunchConfig;
+    let compiled = compile_cuda(CLUSTER_PROBES, "cluster_ids", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "cluster_ids").unwrap();
+    let grid = 2 * clusters;
+    let mut out = gpu.alloc(grid as usize * 5 * 4).unwrap();
+    gpu.memset(&mut out, 0xFF).unwrap();
+    let cfg = LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        dyn_smem,
+        cluster: Some([2, 1, 1]),
+    };
+    gpu.launch_with(&kernel, &cfg, &[KernelArg::from(&out)])
+        .unwrap();
+    let got = u32s(&gpu.download(&out).unwrap());
+    for cta in 0..grid {
+        let row = &got[5 * cta as usize..5 * cta as usize + 5];
+        let (rank, cluster) = (cta % 2, cta / 2);
+        let want = if rank == 0 {
+            [0, cluster, 2, 1, 0xC0DE_0000 | (cta + 1)]
+        } else {
+            [1, cluster, 2, 2, 0]
+        };
+        assert_eq!(
+            row, want,
+            "block {cta}: [ctarank, clusterid.x, nctarank, wait ok, mailbox] \
+             (grid {grid}, block {block}, dyn_smem {dyn_smem})"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
+fn gpu_cluster_ids_and_remote_mbarrier_arrive() {
+    assert!(Gpu::available(), "needs a GPU: no CUDA device found");
+    let gpu = Gpu::new(0).unwrap();
+    // One cluster, then several: blockIdx.x 2c and 2c + 1 are cluster c.
+    run_cluster_ids(&gpu, 1, 128, 0);
+    run_cluster_ids(&gpu, 4, 128, 0);
+    // A grid the cluster does not divide is refused before the driver.
+    let compiled = compile_cuda(CLUSTER_PROBES, "cluster_ids", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "cluster_ids").unwrap();
+    let out = gpu.alloc(3 * 5 * 4).unwrap();
+    let cfg = tawa_backend::runtime::LaunchConfig {
+        grid: [3, 1, 1],
+        block: [128, 1, 1],
+        dyn_smem: 0,
+        cluster: Some([2, 1, 1]),
+    };
+    let err = gpu
+        .launch_with(&kernel, &cfg, &[KernelArg::from(&out)])
+        .unwrap_err();
+    assert!(matches!(err, RuntimeError::InvalidLaunch { .. }), "{err}");
+}
+
+#[test]
+#[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
+fn gpu_max_active_clusters() {
+    assert!(Gpu::available(), "needs a GPU: no CUDA device found");
+    let gpu = Gpu::new(0).unwrap();
+    let sms = gpu.sm_count().unwrap();
+    let compiled = compile_cuda(CLUSTER_PROBES, "cluster_ids", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "cluster_ids").unwrap();
+    // A warp-specialized GEMM's shape: 384 threads and nearly all of the
+    // shared memory a block may opt in to (1 KiB below the limit, as a
+    // GEMM's ~225 KiB of rings), so one block per SM.
+    let big_smem = gpu.max_dyn_smem_optin() - kernel.static_smem().unwrap() as u32 - 1024;
+    let one_per_sm = gpu
+        .max_active_clusters(&kernel, [2, 1, 1], [384, 1, 1], big_smem)
+        .unwrap();
+    let small = gpu
+        .max_active_clusters(&kernel, [2, 1, 1], [128, 1, 1], 0)
+        .unwrap();
+    eprintln!(
+        "{} ({sms} SMs): {one_per_sm} clusters of 2 x 384 threads with {big_smem} B dynamic smem; \
+         {small} of 2 x 128 threads without",
+        gpu.name().unwrap()
+    );
+    assert!(
+        (1..=sms / 2).contains(&one_per_sm),
+        "{one_per_sm} clusters of 2 one-per-SM blocks on {sms} SMs"
+    );
+    assert!(
+        small >= one_per_sm,
+        "smaller blocks fit fewer clusters: {small} < {one_per_sm}"
+    );
+    // The grid a persistent launcher would size from the answer launches,
+    // every cluster correct.
+    run_cluster_ids(&gpu, one_per_sm, 384, big_smem);
+    // A zero extent is refused before the driver sees it.
+    assert!(matches!(
+        gpu.max_active_clusters(&kernel, [0, 1, 1], [128, 1, 1], 0),
+        Err(RuntimeError::InvalidLaunch { .. })
+    ));
+}
+
+#[test]
+#[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
+fn gpu_tma_multicast_halves_into_both_ctas() {
+    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+    use tawa_backend::runtime::LaunchConfig;
+    use tawa_ir::ScalarType;
+    assert!(Gpu::available(), "needs a GPU: no CUDA device found");
+    let gpu = Gpu::new(0).unwrap();
+    // A row-major 300 x 136 fp16 matrix, 144 elements per row in memory.
+    let m = PitchedMatrix::new(300, 136, 144);
+    let src = gpu.upload(&m.bytes()).unwrap();
+    // Tiles of 128 rows x 64 columns (128 bytes, swizzled), each CTA of a
+    // pair loading 64 rows into both.
+    let (tile_rows, half_rows, box_k) = (128u32, 64u32, 64u32);
+    let tile_bytes = tile_rows * 128;
+    let spec = |box_rows: u32| TensorMapSpec {
+        elem: ScalarType::F16,
+        base: src.ptr(),
+        extents: vec![m.cols, m.rows],
+        strides: vec![m.pitch * 2],
+        box_extents: vec![box_k, box_rows],
+        swizzle: TmaSwizzle::B128,
+    };
+    let map = spec(half_rows).encode(&gpu).unwrap();
+    let clusters = 2u32;
+    let grid = 2 * clusters;
+    // Round 0 inside the matrix; round 1 past both edges (columns 136..,
+    // cluster 1's rows 228.. past row 300): zero fill, and still the
+    // box's full bytes counted on the barriers.
+    let rounds = [(0i32, 0i32), (96i32, 100i32)];
+    let compiled =
+        compile_cuda(CLUSTER_PROBES, "tma_multicast", &CompileOptions::default()).unwrap();
+    let kernel = gpu.load(&compiled, "tma_multicast").unwrap();
+    let mut out = gpu.alloc((2 * grid * tile_bytes) as usize).unwrap();
+    let mut status = gpu.alloc((2 * grid * 4) as usize).unwrap();
+    gpu.memset(&mut out, 0xFF).unwrap();
+    gpu.memset(&mut status, 0xFF).unwrap();
+    let args = [
+        map,
+        KernelArg::from(&out),
+        KernelArg::from(&status),
+        KernelArg::I32(rounds[0].0),
+        KernelArg::I32(rounds[0].1),
+        KernelArg::I32(rounds[1].0),
+        KernelArg::I32(rounds[1].1),
+        KernelArg::U32(half_rows),
+    ];
+    let cfg = LaunchConfig {
+        grid: [grid, 1, 1],
+        block: [128, 1, 1],
+        dyn_smem: tile_bytes,
+        cluster: Some([2, 1, 1]),
+    };
+    gpu.launch_with(&kernel, &cfg, &args).unwrap();
+    let got = gpu.download(&out).unwrap();
+    let status = u32s(&gpu.download(&status).unwrap());
+    assert_eq!(
+        status,
+        vec![1; 2 * grid as usize],
+        "per block and round: 1 done, 0 the full barrier's wait timed out, 2 misaligned tile"
+    );
+    for (round, &(k0, row0)) in rounds.iter().enumerate() {
+        for cluster in 0..clusters {
+            let first_row = row0 + (cluster * tile_rows) as i32;
+            // The same tile through one plain (not multicast) TMA copy of
+            // a 128-row box by one CTA.
+            let single = tma_probe_box(&gpu, &spec(tile_rows), (k0, first_row));
+            let want = m.swizzled_box((k0, first_row), box_k, tile_rows);
+            assert!(
+                single == want,
+                "round {round}, cluster {cluster}: the plain TMA copy differs from the host's swizzled tile"
+            );
+            let want: Vec<u8> = want.iter().flat_map(|v| v.to_le_bytes()).collect();
+            for rank in 0..2 {
+                let cta = (2 * cluster + rank) as usize;
+                let at = (round * grid as usize + cta) * tile_bytes as usize;
+                let tile = &got[at..at + tile_bytes as usize];
+                if let Some(i) = (0..tile.len()).find(|&i| tile[i] != want[i]) {
+                    let (r, k) = unswizzle_128(i / 2);
+                    panic!(
+                        "round {round}, cluster {cluster}, rank {rank}: first wrong byte {i} \
+                         (tile row {r}, col {k}, from the copy of rank {}): got {:#04x}, want {:#04x}",
+                        r as u32 / half_rows,
+                        tile[i],
+                        want[i]
+                    );
+                }
+            }
+        }
+    }
 }

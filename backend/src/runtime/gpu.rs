@@ -216,6 +216,17 @@ pub struct LaunchConfig {
     pub cluster: Option<[u32; 3]>,
 }
 
+/// The launch attribute asking for thread-block clusters of `cluster`.
+fn cluster_attribute(cluster: [u32; 3]) -> CUlaunchAttribute {
+    // SAFETY: all-zero is a valid bit pattern for this C union.
+    let mut attr: CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster[0];
+    attr.value.clusterDim.y = cluster[1];
+    attr.value.clusterDim.z = cluster[2];
+    attr
+}
+
 /// One CUDA device: primary context, one stream.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
@@ -587,12 +598,7 @@ impl Gpu {
                 .map_err(|e| drv("cuLaunchKernel", Some(name), e))
             }
             Some(cluster) => guarded("cuLaunchKernelEx", || {
-                // SAFETY: all-zero is a valid bit pattern for this C union.
-                let mut attr: CUlaunchAttribute = unsafe { std::mem::zeroed() };
-                attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                attr.value.clusterDim.x = cluster[0];
-                attr.value.clusterDim.y = cluster[1];
-                attr.value.clusterDim.z = cluster[2];
+                let mut attr = cluster_attribute(cluster);
                 let config = CUlaunchConfig {
                     gridDimX: cfg.grid[0],
                     gridDimY: cfg.grid[1],
@@ -622,6 +628,58 @@ impl Gpu {
             *last = Some(name.to_string());
         }
         result
+    }
+
+    /// How many clusters of `cluster` blocks (each `block` threads with
+    /// `dyn_smem` bytes of dynamic shared memory) can be resident on the
+    /// device at once (`cuOccupancyMaxActiveClusters`): the grid a
+    /// persistent clustered kernel should launch is this many clusters.
+    /// Opts the kernel in to `dyn_smem` first, as a launch would, since the
+    /// driver answers for the kernel's current shared memory limit.
+    pub fn max_active_clusters(
+        &self,
+        kernel: &Kernel,
+        cluster: [u32; 3],
+        block: [u32; 3],
+        dyn_smem: u32,
+    ) -> Result<u32, RuntimeError> {
+        let name = kernel.name.as_str();
+        if cluster.contains(&0) || block.contains(&0) {
+            return Err(RuntimeError::InvalidLaunch {
+                kernel: name.into(),
+                message: format!("cluster {cluster:?} and block {block:?} must be non-zero"),
+            });
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", Some(name), e))?;
+        self.ensure_dyn_smem(kernel, dyn_smem)?;
+        guarded("cuOccupancyMaxActiveClusters", || {
+            let mut attr = cluster_attribute(cluster);
+            // The answer does not depend on the grid; one cluster is a
+            // grid the cluster divides, as a launch would need.
+            let config = CUlaunchConfig {
+                gridDimX: cluster[0],
+                gridDimY: cluster[1],
+                gridDimZ: cluster[2],
+                blockDimX: block[0],
+                blockDimY: block[1],
+                blockDimZ: block[2],
+                sharedMemBytes: dyn_smem,
+                hStream: self.stream.cu_stream(),
+                attrs: &mut attr,
+                numAttrs: 1,
+            };
+            let mut count: std::ffi::c_int = 0;
+            // SAFETY: a valid function handle, a config whose one attribute
+            // outlives the call, and an out-pointer.
+            unsafe {
+                sys::cuOccupancyMaxActiveClusters(&mut count, kernel.func.cu_function(), &config)
+            }
+            .result()
+            .map_err(|e| drv("cuOccupancyMaxActiveClusters", Some(name), e))?;
+            Ok(count.max(0) as u32)
+        })
     }
 
     /// Opts `kernel` in to `dyn_smem` bytes of dynamic shared memory when
