@@ -25,9 +25,11 @@ timeout ${BENCH_TIMEOUT_GEMM:-90} gpu-bin/tawa-rs bench triton-examples/kernels/
 
 # The runtime's GPU probes (saxpy launch, TMA copy + swizzle), when their
 # test binary was carried (`cargo test --release -p tawa-backend --test
-# runtime --no-run`, copied to gpu-bin/runtime-test).
+# runtime --no-run`, copied to gpu-bin/runtime-test). One at a time: a
+# probe that traps (a failing cluster probe) poisons the context the
+# others would share.
 if [ -x gpu-bin/runtime-test ]; then
-  timeout 120 gpu-bin/runtime-test --ignored gpu_ --nocapture >> "$log" 2>&1
+  timeout 120 gpu-bin/runtime-test --ignored gpu_ --nocapture --test-threads=1 >> "$log" 2>&1
   status "runtime probes rc=$?"
 fi
 
