@@ -218,13 +218,14 @@ pub fn bench_case(
     let grid = case.grid().map_err(setup)?;
     let (flops, bytes) = case.bench_work().map_err(setup)?;
     let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
-    let resident = gpu.sm_count().map_err(launch_err)?;
-    // Tensor maps take the grid asked for (see `harness::check_compiled`).
-    let requested = grid;
-    let grid = compiled.kernel.launch_grid(grid, resident);
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
+    let resident = tawa_backend::runtime::resident_programs(gpu, &kernel, &compiled.kernel)
+        .map_err(launch_err)?;
+    // Tensor maps take the grid asked for (see `harness::check_compiled`).
+    let requested = grid;
+    let grid = compiled.kernel.launch_grid(grid, resident);
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 
     let footprint: usize = tensors

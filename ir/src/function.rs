@@ -103,6 +103,12 @@ pub struct FuncAttrs {
     /// z (batched and split-K GEMMs): the parameter that receives the z
     /// size; the kernel walks the x * y * z tiles (x fastest, z slowest).
     pub grid_param_z: Option<String>,
+    /// Blocks of this kernel one SM is to hold at once (CUDA's
+    /// `__launch_bounds__` minimum): 1 unless the pipeliner's `occupancy`
+    /// pass found that a second warp-specialized block fits beside the
+    /// first in shared memory and registers. A persistent kernel's
+    /// launcher starts this many programs per SM.
+    pub occupancy: u32,
 }
 
 impl Default for FuncAttrs {
@@ -114,6 +120,7 @@ impl Default for FuncAttrs {
             grid_param: None,
             grid_param_y: None,
             grid_param_z: None,
+            occupancy: 1,
         }
     }
 }

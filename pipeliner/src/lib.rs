@@ -40,6 +40,10 @@
 //!   partitioner's split, before shared memory is measured, since each
 //!   consumer then has its own scratch).
 //!
+//! - [`occupancy`]: how many blocks of the kernel an SM holds: two where
+//!   the consumer is one warpgroup and a second block fits beside the
+//!   first in shared memory and registers (`--occupancy N` asks).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -53,6 +57,7 @@ pub mod aref_depth;
 pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
+pub mod occupancy;
 pub mod persistent;
 pub mod pingpong;
 pub mod software_pipeline;
@@ -114,6 +119,9 @@ pub struct PipelineOptions {
     /// On by default; `--no-per-tile-copies` leaves the load in the
     /// consumer (the ablation baseline).
     pub per_tile_copies: bool,
+    /// Blocks of a warp-specialized kernel an SM is to hold
+    /// (`--occupancy`); `None` lets [`occupancy`] decide.
+    pub occupancy: Option<u32>,
 }
 
 impl Default for PipelineOptions {
@@ -128,6 +136,7 @@ impl Default for PipelineOptions {
             tile_pingpong: false,
             tma_store: true,
             per_tile_copies: true,
+            occupancy: None,
         }
     }
 }
@@ -209,6 +218,11 @@ pub fn pipeline(
     if opts.pingpong {
         pingpong::pingpong(func, &mut schedule);
     }
+    let smem_bytes = smem.and_then(|m| {
+        let depth = aref_depth::streaming_depth(func)?;
+        u32::try_from(m.bytes(depth)?).ok()
+    });
+    occupancy::choose_occupancy(func, smem_bytes, opts.occupancy, &mut schedule)?;
     partition_budgets(func, &mut schedule);
     Ok(schedule)
 }

@@ -56,3 +56,21 @@ pub use nvrtc::{
 pub use ptxas::{
     parse_report, ptxas_cubin, ptxas_info, ptxas_info_for, KernelResources, PtxasReport,
 };
+
+/// How many programs of the generated `source` (loaded as `kernel`) run at
+/// once on `gpu`: one a SM, or for a kernel compiled for several blocks
+/// an SM (`occupancy`), as many as the driver says fit, at most that
+/// many. What [`crate::KernelSource::launch_grid`] gives a persistent
+/// kernel.
+pub fn resident_programs(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    source: &crate::KernelSource,
+) -> Result<u32, RuntimeError> {
+    let sms = gpu.sm_count()?;
+    if source.occupancy <= 1 {
+        return Ok(sms);
+    }
+    let fit = gpu.max_active_blocks_per_sm(kernel, source.num_threads, source.dyn_smem_bytes)?;
+    Ok(sms.saturating_mul(source.occupancy.min(fit).max(1)))
+}
