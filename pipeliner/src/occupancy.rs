@@ -49,6 +49,14 @@ pub const HEADROOM: u32 = 40;
 /// The register file of one SM.
 const SM_REGISTERS: u32 = 65536;
 
+/// Registers ptxas wants at launch beside the accumulator of the widest
+/// `wgmma` (descriptors, addresses): a 64x128 fp32 accumulator (64
+/// registers a thread) needed 90, a 64x256 one (128) 154. Every thread
+/// starts with its block's even share, and ptxas compiles the whole
+/// kernel, the copy partition's view of it too, to fit that share before
+/// any `setmaxnreg`.
+pub const LAUNCH_HEADROOM: u32 = 32;
+
 /// Registers a thread of a `threads`-thread block gets when `blocks` of
 /// them share the SM: the even split ptxas compiles for, in the steps of
 /// 8 that `setmaxnreg` takes.
@@ -116,6 +124,9 @@ pub fn choose_occupancy(
         })
     };
     let kib = |b: u32| format!("{:.0} KiB", f64::from(b) / 1024.0);
+    // What the widest wgmma needs at launch (see `LAUNCH_HEADROOM`).
+    let launch_need = widest_mma_registers(func) + LAUNCH_HEADROOM;
+    let launch_fits = |blocks: u32| block_share(threads, blocks) >= launch_need;
     let (blocks, why) = match asked {
         Some(0) => {
             return Err(PipelineError {
@@ -132,6 +143,17 @@ pub fn choose_occupancy(
                         "--occupancy {n}: {n} blocks of {need} shared memory (and 1 KiB each \
                          the driver reserves) do not fit an SM's {}",
                         kib(SM_SHARED_BYTES)
+                    ),
+                });
+            }
+            if !launch_fits(n) {
+                return Err(PipelineError {
+                    loc,
+                    message: format!(
+                        "--occupancy {n}: {n} blocks of {threads} threads start with {} \
+                         registers a thread, fewer than the about {launch_need} ptxas needs \
+                         for the widest wgmma's accumulator and its addresses",
+                        block_share(threads, n)
                     ),
                 });
             }
@@ -155,6 +177,15 @@ pub fn choose_occupancy(
                 (false, ..) => (
                     1,
                     "one block an SM: its consumer warpgroups overlap one another".to_string(),
+                ),
+                (true, ..) if !launch_fits(2) => (
+                    1,
+                    format!(
+                        "one block an SM: beside a second block each thread would start with \
+                         {} registers, fewer than the about {launch_need} ptxas needs for the \
+                         widest wgmma's accumulator and its addresses",
+                        block_share(threads, 2)
+                    ),
                 ),
                 (true, Some(need), Some(budget)) if smem_fits(2) && need <= budget => (
                     2,
@@ -201,6 +232,27 @@ pub fn choose_occupancy(
     }
     schedule.note(loc, format!("occupancy: {why}"));
     Ok(())
+}
+
+/// Accumulator registers a thread holds in the widest single `wgmma` of
+/// `func`: an m64nNk16 instruction keeps a 64 x N accumulator over a
+/// warpgroup's 128 threads, N at most 256.
+fn widest_mma_registers(func: &Function) -> u32 {
+    let mut widest = 0;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if !matches!(data.kind, OpKind::Dot { .. }) {
+            return;
+        }
+        if let Some(&r) = data.results.first() {
+            if let Type::Tensor { shape, elem } = func.ty(r) {
+                let n = shape.last().copied().unwrap_or(0).min(256);
+                let bytes = elem.scalar().map_or(4, |s| s.byte_size().max(1));
+                widest = widest.max((64 * n * bytes).div_ceil(4 * 128));
+            }
+        }
+    });
+    widest
 }
 
 /// 32-bit registers a consumer thread holds at the peak of its live
