@@ -218,13 +218,13 @@ pub fn bench_case(
     let grid = case.grid().map_err(setup)?;
     let (flops, bytes) = case.bench_work().map_err(setup)?;
     let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
-    let resident = gpu.sm_count().map_err(launch_err)?;
-    // Tensor maps take the grid asked for (see `harness::check_compiled`).
-    let requested = grid;
-    let grid = compiled.kernel.launch_grid(grid, resident);
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
+    let resident = launch::resident_programs(gpu, &compiled.kernel, &kernel).map_err(launch_err)?;
+    // Tensor maps take the grid asked for (see `harness::check_compiled`).
+    let requested = grid;
+    let grid = compiled.kernel.launch_grid(grid, resident);
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 
     let footprint: usize = tensors
@@ -241,10 +241,9 @@ pub fn bench_case(
         .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, requested))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
-    let block = [compiled.kernel.num_threads, 1, 1];
-    let smem = compiled.kernel.dyn_smem_bytes;
+    let cfg = launch::launch_config(&compiled.kernel, grid);
     let mut run_kernel = |g: &Gpu, round: usize| -> Result<(), RuntimeError> {
-        g.launch(&kernel, grid, block, smem, &args[round % copies])
+        g.launch_with(&kernel, &cfg, &args[round % copies])
     };
 
     let baseline = if cmd.no_baseline {

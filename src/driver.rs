@@ -892,7 +892,7 @@ fn explain_copies(
     ws.walk(&mut |op| {
         let data = &ws.ops[op];
         if matches!(data.kind, tawa_ir::OpKind::ArefPut) {
-            for &v in &data.operands[2..] {
+            for &v in ws.put_values(op) {
                 if let Some(l) = ws.def_op(v) {
                     if matches!(ws.ops[l].kind, tawa_ir::OpKind::Load { .. }) {
                         moved.insert(ws.ops[l].loc);

@@ -116,6 +116,10 @@ pub(super) struct Ring {
     /// plain stores: the generic proxy), which wgmma (the async proxy)
     /// reads only after a proxy fence.
     copied: bool,
+    /// The kernel runs in CTA pairs whose producers multicast into both
+    /// CTAs' slots (`tawa_pipeliner::tma_multicast`): `empty_count` counts
+    /// the peer's consumers too.
+    paired: bool,
 }
 
 /// Rings of every `aref.create` of `func`, laid out from byte `start`
@@ -145,6 +149,7 @@ pub(super) fn plan_rings(
         };
         let (gets, consumers) = ring_users(func, ring);
         let (copy_threads, tma) = ring_producers(func, ring);
+        let paired = func.attrs.cluster == 2;
         if consumers == 0 {
             // An mbarrier needs a positive arrival count, and a ring no one
             // releases stalls its producer after `depth` puts.
@@ -201,9 +206,12 @@ pub(super) fn plan_rings(
                 buffers: slot,
                 full,
                 empty,
-                empty_count: consumers,
+                // A slot is free for either CTA's producer once the
+                // consumers of both CTAs released it.
+                empty_count: consumers * if paired { 2 } else { 1 },
                 full_count: copy_threads + u32::from(tma || copy_threads == 0),
                 copied: copy_threads > 0,
+                paired,
             },
         );
         at = (empty + 8 * depth).div_ceil(1024) * 1024;
@@ -318,7 +326,7 @@ fn ring_producers(func: &Function, ring: Value) -> (u32, bool) {
                 if !matches!(d.kind, OpKind::ArefPut) || d.operands[0] != ring {
                     return;
                 }
-                for &v in &d.operands[2..] {
+                for &v in func.put_values(o) {
                     match func.def_op(v).map(|l| &func.ops[l].kind) {
                         Some(OpKind::Load { .. }) => threads = p.num_warps * WARP_SIZE,
                         _ => tma = true,
@@ -451,6 +459,11 @@ impl Emitter<'_> {
             n = ring.empty_count,
             c = ring.full_count
         ));
+        if ring.paired {
+            // The peer's producer multicasts onto these barriers and its
+            // consumers arrive on them: initialized before either CTA goes on.
+            self.line("tw_cluster_sync();");
+        }
         Ok(())
     }
 
@@ -596,7 +609,7 @@ impl Emitter<'_> {
             f.walk_block(region, &mut |o| {
                 let d = &f.ops[o];
                 thread_copies |= matches!(d.kind, OpKind::ArefPut)
-                    && d.operands[2..].iter().any(|&v| {
+                    && f.put_values(o).iter().any(|&v| {
                         f.def_op(v)
                             .is_some_and(|l| matches!(f.ops[l].kind, OpKind::Load { .. }))
                     });
@@ -660,7 +673,7 @@ impl Emitter<'_> {
         let mut bytes: u32 = 0;
         let mut copies = Vec::new();
         let mut thread_copies = Vec::new();
-        for (j, &v) in data.operands[2..].iter().enumerate() {
+        for (j, &v) in f.put_values(op).iter().enumerate() {
             let load = f.def_op(v).ok_or_else(|| {
                 unsupported(data.loc, "internal: an aref.put of a tile no op defines")
             })?;
@@ -676,19 +689,40 @@ impl Emitter<'_> {
             }
             let (off, smem, b) = ring.buffers[j];
             bytes += b;
-            copies.extend(self.tma_copies(
-                load,
-                smem,
-                &format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes),
-                &format!("tw_smem_u32 + {} + 8 * {s}", ring.full),
-                (&ring, &iteration),
-            )?);
+            let dst = format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes);
+            let bar = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
+            let whole = self.tma_copies(load, smem, &dst, &bar, (&ring, &iteration))?;
+            match f.put_multicast(op).map(|p| p[j]) {
+                Some(pred) => {
+                    // Both CTAs' producers agree on the predicate: each
+                    // copies half of the rows into both CTAs' slots, or
+                    // the whole box into its own.
+                    let pred = self.scalar(pred)?;
+                    copies.push(format!("if ({pred}) {{"));
+                    copies.extend(
+                        self.tma_multicast_halves(load, smem, &dst, &bar, data.loc)?
+                            .into_iter()
+                            .map(|l| format!("  {l}")),
+                    );
+                    copies.push("} else {".into());
+                    copies.extend(whole.into_iter().map(|l| format!("  {l}")));
+                    copies.push("}".into());
+                }
+                None => copies.extend(whole),
+            }
         }
         if !copies.is_empty() {
             self.line("if (tid == 0) {");
             self.indent += 1;
+            // A paired ring's slot is released by the peer's consumers
+            // too (remote arrivals, released at cluster scope).
+            let wait = if ring.paired {
+                "tw_mbar_wait_cluster"
+            } else {
+                "tw_mbar_wait"
+            };
             self.line(format!(
-                "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+                "{wait}(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
                 ring.empty
             ));
             self.line(format!(
@@ -988,6 +1022,47 @@ impl Emitter<'_> {
         Ok(lines)
     }
 
+    /// The copies of this CTA's half of `desc_load` op `load`'s box rows
+    /// (rank `r` of the pair: rows `[r * R/2, (r + 1) * R/2)`), each
+    /// multicast into the same offset of both CTAs' shared memory and
+    /// completing on the barrier at `bar`'s offset in each: a tensor map
+    /// of boxes of `R/2` rows, each box's half at its rows' place.
+    fn tma_multicast_halves(
+        &mut self,
+        load: Op,
+        smem: OperandSmem,
+        dst: &str,
+        bar: &str,
+        loc: tawa_ir::Loc,
+    ) -> Res<Vec<String>> {
+        let f = self.func;
+        let data = &f.ops[load];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let eb = self.scalar_of(r).byte_size();
+        if shape.len() != 2 || data.operands.len() != 3 || shape[0] % 2 != 0 {
+            return Err(unsupported(
+                loc,
+                "internal: a multicast copy of a box that is not 2-D with an even number of rows",
+            ));
+        }
+        let half = shape[0] / 2;
+        let tmap = self.tensor_map(data.operands[0], smem.w, Some(half), data.loc)?;
+        let row = self.scalar(data.operands[1])?;
+        let col = self.scalar(data.operands[2])?;
+        let box_inner = smem.w / eb;
+        Ok((0..shape[1] / box_inner)
+            .map(|c| {
+                format!(
+                    "tw_tma_2d_multicast(tw_smem_u32 + {dst} + {} + tw_cta_rank() * {}u, &{tmap}, (int)({col}) + {}, (int)({row}) + (int)tw_cta_rank() * {half}, {bar}, (unsigned short)3);",
+                    c * shape[0] * smem.w,
+                    half * smem.w,
+                    c * box_inner,
+                )
+            })
+            .collect())
+    }
+
     /// For a copy of descriptor `desc` through the tensor map the kernel
     /// builds (`self.tensor_maps[index]`, a template): the C expression of
     /// the map in this program's workspace, and the lines (run by the one
@@ -1209,10 +1284,28 @@ impl Emitter<'_> {
         let data = &self.func.ops[op];
         let ring = self.rings[&data.operands[0]].clone();
         let (s, _) = self.slot_of(&ring, data.operands[1])?;
-        self.line(format!(
-            "if (lane == 0) tw_mbar_arrive(tw_smem_u32 + {} + 8 * {s});",
-            ring.empty
-        ));
+        let empty = format!("tw_smem_u32 + {} + 8 * {s}", ring.empty);
+        match self.func.consumed_peer(op) {
+            Some(peer) if ring.paired => {
+                // Its own barrier, then the peer's (the peer's producer
+                // may multicast into this CTA's slot once both CTAs'
+                // consumers released it); twice its own when the peer has
+                // no tile this round, the count being both CTAs'.
+                let peer = self.scalar(peer)?;
+                self.line(format!(
+                    "if (lane == 0) {{ tw_mbar_arrive({empty}); if ({peer}) tw_mbar_arrive_peer({empty}); else tw_mbar_arrive({empty}); }}"
+                ));
+            }
+            None if !ring.paired => {
+                self.line(format!("if (lane == 0) tw_mbar_arrive({empty});"));
+            }
+            _ => {
+                return Err(unsupported(
+                    data.loc,
+                    "internal: a release of a ring of CTA pairs without the peer's state, or with it in a kernel of single CTAs",
+                ))
+            }
+        }
         Ok(())
     }
 
@@ -1319,6 +1412,40 @@ static __device__ __forceinline__ void tw_mbar_expect_tx(unsigned bar, unsigned 
 static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+"#;
+
+/// PTX helpers of a kernel launched in CTA pairs
+/// (`tawa_pipeliner::tma_multicast`): the CTA's rank in its cluster, the
+/// cluster barrier (every thread of both CTAs; the `.aligned` form needs
+/// the whole warp), an arrive on the peer CTA's barrier at the same
+/// offset, a wait that acquires at cluster scope what the peer's
+/// consumers released, and a TMA copy multicast into both CTAs.
+pub(super) const CLUSTER_PRELUDE: &str = r#"
+static __device__ __forceinline__ unsigned tw_cta_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+static __device__ __forceinline__ void tw_cluster_sync() {
+  __syncwarp();
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void tw_mbar_arrive_peer(unsigned bar) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(tw_cta_rank() ^ 1u));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
+}
+static __device__ __forceinline__ void tw_mbar_wait_cluster(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+static __device__ __forceinline__ void tw_tma_2d_multicast(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar, unsigned short mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"
+               :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
 }
 "#;
 

@@ -645,6 +645,11 @@ pub fn emit(
     ));
     e.block(func.body)?;
     e.drain_tma_stores();
+    if func.attrs.cluster == 2 {
+        // No CTA of a pair exits while its peer may still multicast into
+        // its shared memory or arrive on its barriers.
+        e.line("tw_cluster_sync();");
+    }
     if e.scratch_misuse {
         return Err(unsupported(
             Loc::UNKNOWN,
@@ -698,6 +703,9 @@ pub fn emit(
         cuda.push_str(aref_lower::WS_PRELUDE);
         if e.rings.values().any(|r| r.copied()) {
             cuda.push_str(aref_lower::COPY_PRELUDE);
+        }
+        if func.attrs.cluster == 2 {
+            cuda.push_str(aref_lower::CLUSTER_PRELUDE);
         }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();

@@ -983,7 +983,7 @@ impl Interp<'_> {
                 }
                 match data.kind {
                     OpKind::ArefPut => {
-                        let values = (2..ops.len())
+                        let values = (2..2 + self.func.put_values(op).len())
                             .map(|i| operand(i).map(|v| (*v).clone()))
                             .collect::<R<Vec<_>>>()?;
                         self.host.aref_put(op, aref, index, values)?;
