@@ -300,13 +300,15 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
                         ));
                     }
                 }
-                _ => return Err((
-                    ploc,
-                    format!(
+                _ => {
+                    return Err((
+                        ploc,
+                        format!(
                         "a put inside `{}`: the CTAs of a pair may put different numbers of tiles",
                         tawa_ir::printer::op_name(&func.ops[parent].kind)
                     ),
-                )),
+                    ))
+                }
             }
             at = parent;
         }
