@@ -52,6 +52,20 @@
 //!   `(i / D) & 1`; the results are views of the slot's buffers that the
 //!   `dot`s read in place (no fence: nothing wrote them through the
 //!   generic proxy).
+//! - **CTA pairs** (`cluster = 2`, `tawa_pipeliner::tma_multicast`):
+//!   `empty` counts the consumer warps of both CTAs, and the barriers'
+//!   initialization is followed by a cluster barrier. A put tile whose
+//!   multicast predicate holds is copied in halves: this CTA's rows
+//!   `[rank * R/2, (rank + 1) * R/2)` through a tensor map of half-row
+//!   boxes, `.multicast::cluster` into the same offset of both CTAs'
+//!   slots, completing on the `full` barrier at the same offset in each;
+//!   `full` always expects the whole slot. The producer's wait on `empty`
+//!   acquires at cluster scope what the peer's consumers released. A
+//!   release arrives on its own `empty[s]` and, while the peer has a tile
+//!   this round, on the peer's (`mapa`, `mbarrier.arrive.release.cluster`),
+//!   else twice on its own. The kernel ends with a cluster barrier of
+//!   every thread, so that no CTA exits while its peer may still write its
+//!   shared memory or arrive on its barriers.
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
 //!   (arrival count = the consuming warps; of a ring dealt between
 //!   one-warpgroup partitions that take turns with each other — tile
