@@ -5,6 +5,7 @@ and tawa-rs on the same source, same shapes, same run; a markdown table.
     python3 bench/attention.py --tutorial /path/to/06-fused-attention.py \
         --tawa gpu-bin/tawa-rs [--case noncausal_d128_4k ...] \
         [--iters 20] [--reps 2] [--triton-configs quick|full] \
+        [--tawa-python [--tawa-configs case|tutorial]] \
         [--variant "no ping-pong=--no-pingpong" ...] \
         [--out attention.md] [--json attention.jsonl]
 
@@ -23,6 +24,11 @@ The shapes are the `large` cases of `tests/upstream/06-fused-attention.toml`
   the shape (`--triton-configs quick`: BLOCK_M 128, BLOCK_N 64/128, 3
   stages, 4/8 warps, warp specialization on and off where the tutorial
   offers it; `full`: the tutorial's whole autotuning space);
+- with `--tawa-python`, the `tawa` package (`import tawa as triton`) on
+  the same source in this process, timed with the others: at the case's
+  configuration, or with `--tawa-configs tutorial` at its best of the
+  configurations Triton was given (what autotuning over the tutorial's
+  space picks for each compiler; the table says which);
 - then `tawa-rs bench --json --no-baseline` on the same case (its own
   process: it checks the case against cuBLAS and a reference softmax,
   then times it with CUDA events over rotated inputs).
@@ -72,6 +78,10 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--reps", type=int, default=2)
     p.add_argument("--triton-configs", choices=["quick", "full"], default="quick")
+    p.add_argument("--tawa-configs", choices=["case", "tutorial"], default="case",
+                   help="with --tawa-python, which configurations tawa runs: the case's own "
+                        "(default), or the best of the same tutorial configurations Triton is given "
+                        "(what `import tawa as triton` autotuning over the tutorial's space picks)")
     p.add_argument("--tawa-flag", action="append", default=[],
                    help="extra flag for `tawa-rs bench` (repeatable), e.g. --tawa-flag=--mma-depth=1")
     p.add_argument("--tawa-python", action="store_true",
@@ -318,24 +328,41 @@ def main():
         else:
             bm, bn, s, w, ws = best[1]
             row["triton_config"] = f"{bm}x{bn}, {w} warps, {s} stages, ws={'on' if ws else 'off'}"
-        # tawa in this process: the case's configuration, checked first.
+        # tawa in this process: the case's configuration, or the best of
+        # the tutorial's that Triton was given; each checked first.
         tawa_run = None
         if tawa_kernel is not None:
             tw = TritonAttention(torch, triton, tawa_kernel, q, k, v, causal, sm_scale)
-            try:
-                tawa_run = tw.launcher(shape["config"])
-                tawa_run()
-                torch.cuda.synchronize()
-                if ref is not None:
-                    err = rel_error(torch, tw.o, ref)
-                    if not err < 1e-2:
-                        raise RuntimeError(f"wrong (rel. error {err:.2e})")
-                bm, bn, s, w, ws = shape["config"]
+            if opts.tawa_configs == "case":
+                candidates = [shape["config"]]
+            else:
+                # tawa always warp-specializes: Triton's `ws` switch is moot.
+                candidates = list(dict.fromkeys(
+                    (bm, bn, s, w, True) for (bm, bn, s, w, _) in
+                    triton_configs(torch, shape, opts.triton_configs)))
+            tawa_best, last_error = None, None
+            for config in candidates:
+                try:
+                    run = tw.launcher(config)
+                    run()
+                    torch.cuda.synchronize()
+                    if ref is not None:
+                        err = rel_error(torch, tw.o, ref)
+                        if not err < 1e-2:
+                            raise RuntimeError(f"wrong (rel. error {err:.2e})")
+                except Exception as e:
+                    last_error = f"{config}: {type(e).__name__}: {str(e).splitlines()[0][:300]}"
+                    print(f"  tawa (in process) {last_error}", file=sys.stderr)
+                    continue
+                ms = time_interleaved([run], max(3, opts.iters // 4), 2)[0] if len(candidates) > 1 else 0.0
+                if tawa_best is None or ms < tawa_best[0]:
+                    tawa_best = (ms, config, run)
+            if tawa_best is None:
+                row["tawa_py_error"] = last_error
+                failed = True
+            else:
+                _, (bm, bn, s, w, _), tawa_run = tawa_best
                 row["tawa_py_config"] = f"{bm}x{bn}, {w} warps, {s} stages"
-            except Exception as e:
-                row["tawa_py_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"
-                print(f"  tawa (in process): {row['tawa_py_error']}", file=sys.stderr)
-                tawa_run, failed = None, True
         sdpa_ms, triton_ms, tawa_ms, tawa_py_ms = [], [], [], []
         variant_ms = {label: [] for label, _ in variants}
         for _ in range(opts.reps):
@@ -407,7 +434,7 @@ def main():
         trit = f"{fmt(r['triton_tflops'])} ({r['triton_config']})" if r.get("triton_config") else "failed"
         tawa = (fmt(r["tawa_tflops"]) if r["tawa_ms"]
                 else "failed" if "tawa_error" in r else "—")
-        tawa_py = (fmt(r["tawa_py_tflops"]) if r["tawa_py_ms"]
+        tawa_py = (f"{fmt(r['tawa_py_tflops'])} ({r['tawa_py_config']})" if r["tawa_py_ms"]
                    else "failed" if "tawa_py_error" in r else "—")
         lines.append(
             f"| {r['case']} | {r['B']}×{r['H']}×{r['N']}, {r['D']} | {'yes' if r['causal'] else 'no'} "

@@ -221,7 +221,8 @@ pub fn bench_case(
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(launch_err)?;
-    let resident = launch::resident_programs(gpu, &compiled.kernel, &kernel).map_err(launch_err)?;
+    let resident = tawa_backend::runtime::resident_programs(gpu, &kernel, &compiled.kernel)
+        .map_err(launch_err)?;
     // Tensor maps take the grid asked for (see `harness::check_compiled`).
     let requested = grid;
     let grid = compiled.kernel.launch_grid(grid, resident);

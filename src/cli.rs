@@ -254,6 +254,16 @@ pub struct PipelineFlags {
     /// whether it applied and why not.
     #[arg(long)]
     pub tma_multicast: bool,
+
+    /// Compile a warp-specialized kernel for N blocks an SM (CUDA's
+    /// `__launch_bounds__` minimum; each block's partitions share
+    /// 65536 / N registers a thread, and a persistent kernel starts N
+    /// programs an SM). By default a kernel whose consumer is one
+    /// warpgroup takes 2 where their shared memory and registers fit, any
+    /// other 1; `--explain` says which and why. `--occupancy 1` is the
+    /// ablation baseline.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub occupancy: Option<u32>,
 }
 
 impl PipelineFlags {
@@ -269,6 +279,7 @@ impl PipelineFlags {
             tma_store: !self.no_tma_store,
             per_tile_copies: !self.no_per_tile_copies,
             tma_multicast: self.tma_multicast,
+            occupancy: self.occupancy,
         }
     }
 }

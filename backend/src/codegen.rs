@@ -63,13 +63,22 @@ pub struct KernelSource {
     /// [`Self::launch_grid`] then starts an even number of programs.
     #[serde(default)]
     pub cluster: Option<[u32; 3]>,
+    /// Blocks one SM holds at once, as the kernel was compiled for
+    /// (`__launch_bounds__`' minimum; the IR's `occupancy`): a persistent
+    /// kernel starts this many programs per SM ([`Self::launch_grid`]).
+    #[serde(default = "one")]
+    pub occupancy: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl KernelSource {
     /// The grid to start for a launch asked for `grid`, on a device that
-    /// runs `resident` programs at once: a persistent kernel gets at most
-    /// `resident` programs along x (it walks the rest itself); any other
-    /// kernel gets `grid`.
+    /// runs `resident` programs at once ([`crate::runtime::resident_programs`]):
+    /// a persistent kernel gets at most `resident` programs along x (it
+    /// walks the rest itself); any other kernel gets `grid`.
     pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
         let launched = match (self.grid_param, self.grid_param_y, self.grid_param_z) {
             (Some(_), Some(_), Some(_)) => [
@@ -285,6 +294,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         params,
         tensor_maps: emitted.tensor_maps,
         device_map_workspace: emitted.device_map_workspace,
+        occupancy: func.attrs.occupancy.max(1),
     })
 }
 

@@ -608,9 +608,11 @@ pub fn emit(
         }
     }
     let num_threads = kernel_threads(func);
-    // The register file (64K) split evenly, in the multiples of 8 that
+    // The register file (64K) split evenly over the threads of the
+    // `occupancy` blocks an SM holds, in the multiples of 8 that
     // `setmaxnreg` takes.
-    e.kernel_regs = ((65536 / num_threads).min(255) / 8) * 8;
+    let occupancy = func.attrs.occupancy.max(1);
+    e.kernel_regs = ((65536 / (num_threads * occupancy)).min(255) / 8) * 8;
     let mut params = Vec::new();
     for p in &func.params {
         let ty = func.ty(p.value);
@@ -699,7 +701,9 @@ pub fn emit(
         }
         num_threads.to_string()
     } else {
-        // One CTA per SM: `setmaxnreg` redistributes its register file.
+        // `occupancy` CTAs an SM (one unless the `occupancy` pass found
+        // room for more): `setmaxnreg` redistributes each one's share of
+        // the register file between its partitions.
         cuda.push_str(aref_lower::WS_PRELUDE);
         if e.rings.values().any(|r| r.copied()) {
             cuda.push_str(aref_lower::COPY_PRELUDE);
@@ -716,7 +720,7 @@ pub fn emit(
         if device_map_workspace > 0 {
             cuda.push_str(&aref_lower::device_map_prelude(device_map_workspace));
         }
-        format!("{num_threads}, 1")
+        format!("{num_threads}, {occupancy}")
     };
     if e.tma_store_staging.is_some() {
         cuda.push_str(tma_store_lower::TMA_STORE_PRELUDE);

@@ -238,23 +238,6 @@ pub fn pointer_anchor(
     )))
 }
 
-/// Ops computing each result element from the same element of their
-/// operands (one layout serves all of them).
-fn is_elementwise(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::Binary(_)
-            | OpKind::Unary(_)
-            | OpKind::Fma
-            | OpKind::Cmp(_)
-            | OpKind::Select
-            | OpKind::Cast { .. }
-            | OpKind::Bitcast
-            | OpKind::AddPtr
-            | OpKind::Hint { .. }
-    )
-}
-
 /// The layouts loads want for the tiles that feed them, propagated backward
 /// to a fixpoint. First preference wins where two consumers disagree (the
 /// other one rematerializes or converts, as without preferences).
@@ -288,7 +271,7 @@ fn backward_preferences(
                         }
                     }
                 }
-                kind if is_elementwise(kind) || matches!(kind, OpKind::Broadcast) => {
+                kind if kind.is_elementwise() || matches!(kind, OpKind::Broadcast) => {
                     let r = res.unwrap();
                     if let Some(l) = want[r].clone() {
                         for &v in &data.operands {

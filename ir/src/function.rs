@@ -109,6 +109,12 @@ pub struct FuncAttrs {
     /// number of programs in clusters of 2, and program `2c + r` is the
     /// cluster's CTA of rank `r`.
     pub cluster: u32,
+    /// Blocks of this kernel one SM is to hold at once (CUDA's
+    /// `__launch_bounds__` minimum): 1 unless the pipeliner's `occupancy`
+    /// pass found that a second warp-specialized block fits beside the
+    /// first in shared memory and registers. A persistent kernel's
+    /// launcher starts this many programs per SM.
+    pub occupancy: u32,
 }
 
 impl Default for FuncAttrs {
@@ -121,6 +127,7 @@ impl Default for FuncAttrs {
             grid_param_y: None,
             grid_param_z: None,
             cluster: 1,
+            occupancy: 1,
         }
     }
 }

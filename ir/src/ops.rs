@@ -662,6 +662,23 @@ pub enum OpKind {
 }
 
 impl OpKind {
+    /// Ops computing each result element from the same element of their
+    /// operands (one layout serves all of them).
+    pub fn is_elementwise(&self) -> bool {
+        matches!(
+            self,
+            OpKind::Binary(_)
+                | OpKind::Unary(_)
+                | OpKind::Fma
+                | OpKind::Cmp(_)
+                | OpKind::Select
+                | OpKind::Cast { .. }
+                | OpKind::Bitcast
+                | OpKind::AddPtr
+                | OpKind::Hint { .. }
+        )
+    }
+
     /// Terminators end a block: nothing may follow them.
     pub fn is_terminator(&self) -> bool {
         matches!(self, OpKind::Yield | OpKind::Condition | OpKind::Return)

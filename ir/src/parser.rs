@@ -671,6 +671,9 @@ impl<'a> Parser<'a> {
             if let Some(n) = a.take_u32(self, "cluster")? {
                 f.attrs.cluster = n;
             }
+            if let Some(n) = a.take_u32(self, "occupancy")? {
+                f.attrs.occupancy = n;
+            }
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

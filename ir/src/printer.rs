@@ -433,6 +433,9 @@ impl Printer<'_> {
         if f.attrs.cluster != 1 {
             let _ = write!(self.out, ", cluster = {}", f.attrs.cluster);
         }
+        if f.attrs.occupancy != 1 {
+            let _ = write!(self.out, ", occupancy = {}", f.attrs.occupancy);
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

@@ -50,8 +50,9 @@
 //!     operands; roles are unique; `num_warps` is a positive multiple of 4
 //!     (whole warpgroups) and the partitions together have at most 32 warps
 //!     (1024 threads); `regs`, when given, is in 24..=256 and a multiple of 8
-//!     (`setmaxnreg`), and the budgets given fit the register file
-//!     (sum of regs x 32 x num_warps <= 65536). `ws` does not nest, and
+//!     (`setmaxnreg`), and the budgets given fit the register file share
+//!     of one block (sum of regs x 32 x num_warps x occupancy <= 65536;
+//!     `occupancy`, the blocks an SM holds, is 1 to 32). `ws` does not nest, and
 //!     `debug_barrier` (a CTA-wide barrier the other partitions never reach)
 //!     does not occur inside a partition.
 //! 11. Aref placement: `aref.create` is outside every `ws`; put, get and
@@ -224,6 +225,15 @@ impl Verifier<'_> {
         };
         if body.parent.is_some() {
             self.error(None, "the body block has a parent op");
+        }
+        if !(1..=32).contains(&f.attrs.occupancy) {
+            self.error(
+                None,
+                format!(
+                    "occupancy = {}: a kernel asks for 1 to 32 blocks an SM",
+                    f.attrs.occupancy
+                ),
+            );
         }
         for (attr, name) in [
             ("grid_param", &f.attrs.grid_param),
@@ -1615,10 +1625,16 @@ impl Types<'_> {
                         "the partitions have {warps} warps; a CTA has at most 32"
                     ));
                 }
-                if registers > 65536 {
+                let blocks = u64::from(self.f.attrs.occupancy.max(1));
+                if registers * blocks > 65536 {
+                    let of_blocks = if blocks > 1 {
+                        format!(" a block, {blocks} blocks an SM (occupancy = {blocks})")
+                    } else {
+                        String::new()
+                    };
                     return Err(format!(
-                        "the partitions' register budgets need {registers} registers; \
-                         an SM has 65536"
+                        "the partitions' register budgets need {registers} registers\
+                         {of_blocks}; an SM has 65536"
                     ));
                 }
             }

@@ -246,6 +246,21 @@ pub fn set_depths(func: &mut Function, depth: u32) {
     }
 }
 
+/// The depth of the rings that stream (all but [`one_slot_rings`]), which
+/// [`set_depths`] gives one value; `None` when there are none.
+pub fn streaming_depth(func: &Function) -> Option<u32> {
+    let one_slot = one_slot_rings(func);
+    aref_creates(func)
+        .into_iter()
+        .map(|op| func.ops[op].results[0])
+        .filter(|ring| !one_slot.contains(ring))
+        .filter_map(|ring| match &func.values[ring].ty {
+            Type::Aref { depth, .. } => Some(*depth),
+            _ => None,
+        })
+        .max()
+}
+
 /// Sets the depth of every `aref.create` of `func` (see the module docs).
 pub fn choose_aref_depths(
     func: &mut Function,

@@ -40,6 +40,10 @@
 //!   partitioner's split, before shared memory is measured, since each
 //!   consumer then has its own scratch).
 //!
+//! - [`occupancy`]: how many blocks of the kernel an SM holds: two where
+//!   the consumer is one warpgroup and a second block fits beside the
+//!   first in shared memory and registers (`--occupancy N` asks).
+//!
 //! - [`tma_multicast`]: a persistent kernel's CTAs in clusters of 2,
 //!   each copying half of a box both tiles read and multicasting it into
 //!   both CTAs' shared memory (`--tma-multicast`, off by default).
@@ -57,6 +61,7 @@ pub mod aref_depth;
 pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
+pub mod occupancy;
 pub mod persistent;
 pub mod pingpong;
 pub mod software_pipeline;
@@ -124,6 +129,9 @@ pub struct PipelineOptions {
     /// ([`tma_multicast`]). Off by default (`--tma-multicast` turns it
     /// on) until the H100 measures it.
     pub tma_multicast: bool,
+    /// Blocks of a warp-specialized kernel an SM is to hold
+    /// (`--occupancy`); `None` lets [`occupancy`] decide.
+    pub occupancy: Option<u32>,
 }
 
 impl Default for PipelineOptions {
@@ -139,6 +147,7 @@ impl Default for PipelineOptions {
             tma_store: true,
             per_tile_copies: true,
             tma_multicast: false,
+            occupancy: None,
         }
     }
 }
@@ -220,6 +229,11 @@ pub fn pipeline(
     if opts.pingpong {
         pingpong::pingpong(func, &mut schedule);
     }
+    let smem_bytes = smem.and_then(|m| {
+        let depth = aref_depth::streaming_depth(func)?;
+        u32::try_from(m.bytes(depth)?).ok()
+    });
+    occupancy::choose_occupancy(func, smem_bytes, opts.occupancy, &mut schedule)?;
     if opts.tma_multicast {
         tma_multicast::tma_multicast(func, &mut schedule);
     }

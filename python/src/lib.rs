@@ -374,7 +374,7 @@ impl Kernel {
         let grid = match self.source.grid_param {
             Some(_) => self.source.launch_grid(
                 grid,
-                launch::resident_programs(&gpu, &self.source, &loaded)
+                runtime::resident_programs(&gpu, &loaded, &self.source)
                     .map_err(|e| LaunchError::new_err(e.to_string()))?,
             ),
             None => grid,

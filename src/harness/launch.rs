@@ -20,35 +20,11 @@ use std::collections::BTreeMap;
 use std::cell::Cell;
 
 use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
-use tawa_backend::runtime::{DeviceBuffer, Gpu, Kernel, KernelArg, LaunchConfig, RuntimeError};
+use tawa_backend::runtime::{DeviceBuffer, Gpu, KernelArg, LaunchConfig};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
-
-/// How many programs of `kernel` (loaded as `loaded`) run at once on
-/// `gpu`: one per SM, or, for a kernel launched in thread-block clusters,
-/// the clusters that fit at once times their size (two CTAs of a pair
-/// need two SMs of one GPC, which the driver counts:
-/// `cuOccupancyMaxActiveClusters`).
-pub fn resident_programs(
-    gpu: &Gpu,
-    kernel: &KernelSource,
-    loaded: &Kernel,
-) -> Result<u32, RuntimeError> {
-    let sms = gpu.sm_count()?;
-    let Some(cluster) = kernel.cluster else {
-        return Ok(sms);
-    };
-    let size: u32 = cluster.iter().product();
-    let clusters = gpu.max_active_clusters(
-        loaded,
-        cluster,
-        [kernel.num_threads, 1, 1],
-        kernel.dyn_smem_bytes,
-    )?;
-    Ok(clusters.saturating_mul(size).clamp(size, sms.max(size)))
-}
 
 /// The launch geometry of `kernel` over `grid` (what
 /// [`KernelSource::launch_grid`] gave): its threads, shared memory and

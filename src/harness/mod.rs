@@ -451,17 +451,16 @@ pub fn check_compiled(
     let tensors = build_inputs(case, seed).map_err(setup)?;
     let grid = case.grid().map_err(setup)?;
     let bound = launch::bind_kernel_args(case, &compiled.kernel).map_err(setup)?;
+    let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
     let kernel = gpu
         .load(&compiled.compiled, &compiled.kernel.symbol)
         .map_err(|e| launch_err(e.to_string()))?;
-    let resident = launch::resident_programs(gpu, &compiled.kernel, &kernel)
+    let resident = tawa_backend::runtime::resident_programs(gpu, &kernel, &compiled.kernel)
         .map_err(|e| launch_err(e.to_string()))?;
     // Tensor-map extents taken from the grid are the grid asked for, the
     // tiles a persistent kernel walks, not the programs it starts.
     let requested = grid;
     let grid = compiled.kernel.launch_grid(grid, resident);
-
-    let device = DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?;
     let args = device
         .launch_args(gpu, &compiled.kernel, &bound, requested)
         .map_err(setup)?;

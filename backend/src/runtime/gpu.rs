@@ -682,6 +682,39 @@ impl Gpu {
         })
     }
 
+    /// How many blocks of `kernel` (`threads` each, `dyn_smem` bytes of
+    /// dynamic shared memory) one SM holds at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`): what a persistent
+    /// kernel compiled for several blocks an SM can really have. Opts the
+    /// kernel in to `dyn_smem` first, as a launch would.
+    pub fn max_active_blocks_per_sm(
+        &self,
+        kernel: &Kernel,
+        threads: u32,
+        dyn_smem: u32,
+    ) -> Result<u32, RuntimeError> {
+        let name = kernel.name.as_str();
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| drv("cuCtxSetCurrent", Some(name), e))?;
+        self.ensure_dyn_smem(kernel, dyn_smem)?;
+        guarded("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
+            let mut count: std::ffi::c_int = 0;
+            // SAFETY: a valid function handle and an out-pointer.
+            unsafe {
+                sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &mut count,
+                    kernel.func.cu_function(),
+                    threads as std::ffi::c_int,
+                    dyn_smem as usize,
+                )
+            }
+            .result()
+            .map_err(|e| drv("cuOccupancyMaxActiveBlocksPerMultiprocessor", Some(name), e))?;
+            Ok(count.max(0) as u32)
+        })
+    }
+
     /// Opts `kernel` in to `dyn_smem` bytes of dynamic shared memory when
     /// that is above the 48 KiB default (once per new maximum).
     fn ensure_dyn_smem(&self, kernel: &Kernel, dyn_smem: u32) -> Result<(), RuntimeError> {
