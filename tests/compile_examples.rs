@@ -668,8 +668,8 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// TMA multicast (`--tma-multicast`): matmul's TMA cases come out in CTA
-/// pairs (`KernelSource::cluster`), issuing multicast copies, releasing
+/// TMA multicast (`--tma-multicast`): matmul's TMA cases and a batched
+/// GEMM's (rank-reduced 3-D copies) come out in CTA pairs (`KernelSource::cluster`), issuing multicast copies, releasing
 /// slots on the peer's barriers and syncing the cluster, and ptxas
 /// spills nothing; `ragged_100`, whose tiles the producer's threads copy
 /// (TMA refused them), stays in single CTAs and compiles as without the
@@ -678,21 +678,25 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
 #[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
 fn ws_matmul_tma_multicast_compiles_without_spills() {
     require_tools();
-    let ex = triton_examples::load("matmul").expect("example loads");
     let opts = PipelineOptions {
         tma_multicast: true,
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();
-    for (name, paired) in [
+    for (example, name, paired) in [
         ("square_8192", true),
         ("square_4096", true),
         ("bf16_8192", true),
         ("leaky_relu_ragged_tma", true),
         ("ragged_100", false),
-    ] {
+    ]
+    .into_iter()
+    .map(|(name, paired)| ("matmul", name, paired))
+    .chain([("batched_matmul", "batch_4_2048", true)])
+    {
+        let ex = triton_examples::load(example).expect("example loads");
         let case = ex.spec.case(name).expect("the case exists");
-        let what = format!("matmul/{name}");
+        let what = format!("{example}/{name}");
         let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
             continue;
         };

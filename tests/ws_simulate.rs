@@ -537,7 +537,8 @@ fn check_tile_pingpong(
 }
 
 /// `--tma-multicast` on the simulator: matmul's TMA cases (and one of 9
-/// tiles, whose last round leaves the rank-1 CTA without a tile) run in
+/// tiles, whose last round leaves the rank-1 CTA without a tile) and the
+/// batched GEMM's small cases (rank-reduced 3-D copies) run in
 /// CTA pairs at aref depths 1 to 4, with and without a WGMMA group in
 /// flight: both programs of a pair together, each multicast put writing
 /// its half of a shared tile into both CTAs' slots and each release
@@ -558,9 +559,15 @@ fn tma_multicast() {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     cases.push(odd);
-    for case in &cases {
-        let what = format!("matmul/{}", case.name);
-        let (module, plain, expected) = plain_run(&ex, case, &what);
+    let batched = triton_examples::load("batched_matmul").unwrap();
+    let runs = cases
+        .iter()
+        .map(|c| (&ex, c.clone()))
+        .chain(small_cases(&batched).into_iter().map(|c| (&batched, c)));
+    for (ex, case) in runs {
+        let case = &case;
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, case, &what);
         for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, None), (d, Some(1))]) {
             let how = format!("{what} (tma multicast, depth {depth}, mma depth {mma_depth:?})");
             let opts = PipelineOptions {

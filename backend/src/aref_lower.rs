@@ -1054,7 +1054,10 @@ impl Emitter<'_> {
         let r = data.results[0];
         let shape = self.ty(r).shape().to_vec();
         let eb = self.scalar_of(r).byte_size();
-        if shape.len() != 2 || data.operands.len() != 3 || shape[0] % 2 != 0 {
+        // Coordinates outermost first; the rows are the last but one (a
+        // rank-reduced copy's boxes of 1 come before them).
+        let rank = data.operands.len() - 1;
+        if shape.len() != 2 || rank < 2 || shape[0] % 2 != 0 {
             return Err(unsupported(
                 loc,
                 "internal: a multicast copy of a box that is not 2-D with an even number of rows",
@@ -1062,13 +1065,22 @@ impl Emitter<'_> {
         }
         let half = shape[0] / 2;
         let tmap = self.tensor_map(data.operands[0], smem.w, Some(half), data.loc)?;
-        let row = self.scalar(data.operands[1])?;
-        let col = self.scalar(data.operands[2])?;
+        let coords: Vec<String> = data.operands[1..]
+            .iter()
+            .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
+            .collect::<Res<_>>()?;
+        let (col, row) = (&coords[rank - 1], &coords[rank - 2]);
+        // Innermost first after the rows, as the copy takes them.
+        let outer: String = coords[..rank - 2]
+            .iter()
+            .rev()
+            .map(|c| format!("{c}, "))
+            .collect();
         let box_inner = smem.w / eb;
         Ok((0..shape[1] / box_inner)
             .map(|c| {
                 format!(
-                    "tw_tma_2d_multicast(tw_smem_u32 + {dst} + {} + tw_cta_rank() * {}u, &{tmap}, (int)({col}) + {}, (int)({row}) + (int)tw_cta_rank() * {half}, {bar}, (unsigned short)3);",
+                    "tw_tma_{rank}d_multicast(tw_smem_u32 + {dst} + {} + tw_cta_rank() * {}u, &{tmap}, {col} + {}, {row} + (int)tw_cta_rank() * {half}, {outer}{bar}, (unsigned short)3);",
                     c * shape[0] * smem.w,
                     half * smem.w,
                     c * box_inner,
@@ -1499,6 +1511,26 @@ static __device__ __forceinline__ void tw_dmap_publish(tw_tmap* m, const unsigne
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(m) : "memory");
 }
 "#;
+
+/// The N-D multicast copies of a kernel of CTA pairs (see
+/// [`tma_nd_helper`]; the 2-D one is in [`CLUSTER_PRELUDE`]).
+pub(super) fn tma_nd_multicast_helper(rank: usize) -> String {
+    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        r#"static __device__ __forceinline__ void tw_tma_{rank}d_multicast(unsigned dst, const tw_tmap* map, {}, unsigned bar, unsigned short mask) {{
+  asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{}}}], [%{}], %{};"
+               :: "r"(dst), "l"((unsigned long long)map), {}, "r"(bar), "h"(mask) : "memory");
+}}
+"#,
+        params.join(", "),
+        regs.join(", "),
+        rank + 2,
+        rank + 3,
+        args.join(", ")
+    )
+}
 
 /// The N-D copies (coordinates innermost first) of descriptors with extra
 /// dimensions of box 1, emitted only into kernels that issue them.

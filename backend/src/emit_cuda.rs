@@ -716,6 +716,9 @@ pub fn emit(
         ranks.dedup();
         for rank in ranks.into_iter().filter(|&r| r > 2) {
             cuda.push_str(&aref_lower::tma_nd_helper(rank));
+            if func.attrs.cluster == 2 {
+                cuda.push_str(&aref_lower::tma_nd_multicast_helper(rank));
+            }
         }
         if device_map_workspace > 0 {
             cuda.push_str(&aref_lower::device_map_prelude(device_map_workspace));

@@ -415,8 +415,8 @@ fn host_built(func: &Function, desc: Value) -> bool {
 }
 
 /// Whether the box of `desc_load` op `load` can be copied as two halves of
-/// its rows, each landing where the whole box's rows would: a 2-D box of
-/// an even number of rows whose half starts on a swizzle pattern's
+/// its rows, each landing where the whole box's rows would: a 2-D box
+/// (after leading boxes of 1) of an even number of rows whose half starts on a swizzle pattern's
 /// boundary (1024 bytes) in every box the backend splits it into.
 fn halves_ok(func: &Function, load: Op) -> Result<(), String> {
     let ty = func.ty(func.ops[load].results[0]);
@@ -424,8 +424,16 @@ fn halves_ok(func: &Function, load: Op) -> Result<(), String> {
         return Err("not a descriptor load".into());
     };
     let shape = ty.shape();
-    if block.len() != 2 || shape.len() != 2 {
-        return Err("a rank-reduced copy".into());
+    // A rank-reduced copy (a batch or head offset before the rows) is
+    // split along its rows like a 2-D one; a box of 1 between the rows
+    // and the columns is not.
+    let rows_dim = block.len().wrapping_sub(2);
+    if shape.len() != 2
+        || block.len() < 2
+        || block[..rows_dim].iter().any(|&b| b != 1)
+        || block[rows_dim..] != shape[..]
+    {
+        return Err("a copy whose box has a dimension of 1 between its rows and columns".into());
     }
     let eb = ty.scalar_type().map_or(0, |s| s.byte_size());
     let row_bytes = shape[1] * eb;

@@ -35,7 +35,7 @@ fn which_kernels_pair() {
     for (name, paired) in [
         ("matmul_128x256_square", true),
         ("matmul_mma_pipelined", true),
-        ("batched_3d_grid", false),
+        ("batched_3d_grid", true),
         ("matmul_not_persistent", false),
         ("matmul_tile_pingpong", false),
         ("user_persistent", false),
