@@ -745,6 +745,28 @@ pub fn emit(
             notes: vec!["compile with --no-pingpong".into()],
         });
     }
+    // A copy's first use of its tensor map would fetch the map from the
+    // parameter space on the copy's critical path; ask for every map the
+    // host encoded at entry instead, as CUTLASS's producers do (a kernel
+    // of one short tile a CTA, a decode GEMM, pays that latency once per
+    // CTA).
+    let host_maps: Vec<&str> = e
+        .tensor_maps
+        .iter()
+        .filter(|t| !t.device_built)
+        .map(|t| t.name.as_str())
+        .collect();
+    if !host_maps.is_empty() {
+        cuda.push_str("  if (threadIdx.x == 0) {\n");
+        for m in host_maps {
+            writeln!(
+                cuda,
+                "    asm volatile(\"prefetch.tensormap [%0];\" :: \"l\"((unsigned long long)&{m}) : \"memory\");"
+            )
+            .unwrap();
+        }
+        cuda.push_str("  }\n");
+    }
     cuda.push_str(&e.out);
     cuda.push_str("}\n");
     Ok(Emitted {

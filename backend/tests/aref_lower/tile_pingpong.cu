@@ -4,6 +4,12 @@
 // tw_tmap2: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 64], swizzle 128B
 // tw_tmap3: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 64], swizzle 128B
 extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, tw_f16* __restrict__ c_ptr_, int M_, int N_, int K_, int stride_am_, int stride_bk_, int stride_cm_, int tw_grid_x_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1, const __grid_constant__ tw_tmap tw_tmap2, const __grid_constant__ tw_tmap tw_tmap3) {
+  if (threadIdx.x == 0) {
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap0) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap1) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap2) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap3) : "memory");
+  }
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;
   const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);
@@ -347,7 +353,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
       aref_iter_1_170 = t169;
       aref_iter_1_107 = aref_iter_1_170;
     }
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
   } else {
     // partition consumer1 (4 warps, from warp 8)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;" ::: "memory");
@@ -556,7 +562,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) matmul_kernel(tw_f16* __res
       aref_iter_1_1_265 = t264;
       aref_iter_1_1_202 = aref_iter_1_1_265;
     }
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
   }
   // 63:36  
 }

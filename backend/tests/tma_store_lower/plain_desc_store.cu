@@ -1,6 +1,9 @@
 // threads 128, dynamic shared memory 8192 bytes
 // tw_tmap0: f32 over parameter 1, extents [Mul(Const(1), Param(3)), Mul(Const(1), Param(2))], strides [Mul(Const(1), Param(4))] (elements), box [32, 64], swizzle 128B
 extern "C" __global__ void __launch_bounds__(128) tw_k_scale(float* __restrict__ x_ptr_, float* __restrict__ y_ptr_, int M_, int N_, int stride_m_, const __grid_constant__ tw_tmap tw_tmap0) {
+  if (threadIdx.x == 0) {
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap0) : "memory");
+  }
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;
   const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);
@@ -88,5 +91,5 @@ extern "C" __global__ void __launch_bounds__(128) tw_k_scale(float* __restrict__
     }
     __syncwarp();
   }
-  if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
