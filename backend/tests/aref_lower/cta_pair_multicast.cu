@@ -6,6 +6,13 @@
 // tw_tmap3: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(7))] (elements), box [64, 16], swizzle 128B
 // tw_tmap4: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 64], swizzle 128B
 extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, tw_f16* __restrict__ c_ptr_, int M_, int N_, int K_, int stride_am_, int stride_bk_, int stride_cm_, int tw_grid_x_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1, const __grid_constant__ tw_tmap tw_tmap2, const __grid_constant__ tw_tmap tw_tmap3, const __grid_constant__ tw_tmap tw_tmap4) {
+  if (threadIdx.x == 0) {
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap0) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap1) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap2) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap3) : "memory");
+    asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap4) : "memory");
+  }
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;
   const int warp = __shfl_sync(0xffffffff, (int)(threadIdx.x >> 5), 0);
@@ -387,7 +394,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(tw_f16* __res
       aref_iter_1_188 = aref_i_1_149;
       aref_iter_1_114 = aref_iter_1_188;
     }
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
   }
   // 63:36  
   tw_cluster_sync();
