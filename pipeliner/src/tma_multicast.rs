@@ -37,8 +37,12 @@
 //! reason: not persistent, several `ws` ops, consumers on alternate tiles
 //! (`--tile-pingpong`), puts in loops whose trip counts depend on the
 //! tile or under an `if`, tiles the producer's threads copy or whose
-//! tensor map the kernel builds, and coordinates carried across
-//! iterations (an advanced block pointer).
+//! tensor map the kernel builds, coordinates carried across iterations
+//! (an advanced block pointer), a slot released in the tile after the
+//! one that got it (attention's per-tile `q` ring), and boxes with a
+//! dimension of 1 between their rows and columns. A rank-reduced copy
+//! whose boxes of 1 come before the rows (a batched GEMM's batch offset)
+//! is split along its rows like a 2-D one.
 
 use std::collections::{HashMap, HashSet};
 
