@@ -26,7 +26,9 @@ other points store with TMA where the store allows it, the default);
 and ping-pong consumers instead of cooperative ones (`--tile-pingpong`: two
 consumer warpgroups on alternate tiles, one's epilogue beside the other's
 mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
-fp32 at most, and is the defaults elsewhere: `--explain` says which).
+fp32 at most, and is the defaults elsewhere: `--explain` says which);
+and CTA pairs multicasting their shared TMA copies (`--tma-multicast`: the
+defaults where it does not apply, `--explain` says which).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -60,6 +62,7 @@ POINTS = [
     ("ws-no-pingpong", "ws, no ping-pong", ["--no-pingpong"]),
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
     ("ws-tile-pingpong", "ws, tile ping-pong", ["--tile-pingpong"]),
+    ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
 ]
 
 

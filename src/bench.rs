@@ -242,10 +242,9 @@ pub fn bench_case(
         .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, requested))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
-    let block = [compiled.kernel.num_threads, 1, 1];
-    let smem = compiled.kernel.dyn_smem_bytes;
+    let cfg = launch::launch_config(&compiled.kernel, grid);
     let mut run_kernel = |g: &Gpu, round: usize| -> Result<(), RuntimeError> {
-        g.launch(&kernel, grid, block, smem, &args[round % copies])
+        g.launch_with(&kernel, &cfg, &args[round % copies])
     };
 
     let baseline = if cmd.no_baseline {

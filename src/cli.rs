@@ -246,6 +246,15 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_per_tile_copies: bool,
 
+    /// Run a persistent warp-specialized kernel in thread-block clusters
+    /// of 2 CTAs whose tiles share an operand (a GEMM's consecutive tiles
+    /// share B's columns): each CTA copies half of the shared box and
+    /// multicasts it into both CTAs' shared memory, halving that
+    /// operand's L2-to-SM traffic. Off by default; `--explain` says
+    /// whether it applied and why not.
+    #[arg(long)]
+    pub tma_multicast: bool,
+
     /// Compile a warp-specialized kernel for N blocks an SM (CUDA's
     /// `__launch_bounds__` minimum; each block's partitions share
     /// 65536 / N registers a thread, and a persistent kernel starts N
@@ -269,6 +278,7 @@ impl PipelineFlags {
             tile_pingpong: self.tile_pingpong,
             tma_store: !self.no_tma_store,
             per_tile_copies: !self.no_per_tile_copies,
+            tma_multicast: self.tma_multicast,
             occupancy: self.occupancy,
         }
     }

@@ -892,7 +892,7 @@ fn explain_copies(
     ws.walk(&mut |op| {
         let data = &ws.ops[op];
         if matches!(data.kind, tawa_ir::OpKind::ArefPut) {
-            for &v in &data.operands[2..] {
+            for &v in ws.put_values(op) {
                 if let Some(l) = ws.def_op(v) {
                     if matches!(ws.ops[l].kind, tawa_ir::OpKind::Load { .. }) {
                         moved.insert(ws.ops[l].loc);
@@ -1067,7 +1067,16 @@ pub fn pipeline_function(
             "not software-pipelined (--no-ws)",
         )
     };
-    Ok(outcome.unwrap_or_else(|why| Specialized::as_written(func, what, why)))
+    let mut specialized = outcome.unwrap_or_else(|why| Specialized::as_written(func, what, why));
+    if opts.tma_multicast && !specialized.warp_specialized {
+        // The pipeliner's pass speaks for itself where it ran.
+        specialized.schedule.decisions.push(
+            "kernel: tma multicast: not applied: only a warp-specialized persistent kernel runs \
+             in CTA pairs"
+                .into(),
+        );
+    }
+    Ok(specialized)
 }
 
 /// Tile IR to CUDA: warp-specialized and pipelined as `ws` says when it is

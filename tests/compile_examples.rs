@@ -671,3 +671,83 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// TMA multicast (`--tma-multicast`): matmul's TMA cases and a batched
+/// GEMM's (rank-reduced 3-D copies) come out in CTA pairs (`KernelSource::cluster`), issuing multicast copies, releasing
+/// slots on the peer's barriers and syncing the cluster, and ptxas
+/// spills nothing; `ragged_100`, whose tiles the producer's threads copy
+/// (TMA refused them), stays in single CTAs and compiles as without the
+/// flag. Without the flag no kernel mentions clusters.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn ws_matmul_tma_multicast_compiles_without_spills() {
+    require_tools();
+    let opts = PipelineOptions {
+        tma_multicast: true,
+        ..PipelineOptions::default()
+    };
+    let mut failures = Vec::new();
+    for (example, name, paired) in [
+        ("square_8192", true),
+        ("square_4096", true),
+        ("bf16_8192", true),
+        ("leaky_relu_ragged_tma", true),
+        ("ragged_100", false),
+    ]
+    .into_iter()
+    .map(|(name, paired)| ("matmul", name, paired))
+    .chain([("batched_matmul", "batch_4_2048", true)])
+    {
+        let ex = triton_examples::load(example).expect("example loads");
+        let case = ex.spec.case(name).expect("the case exists");
+        let what = format!("{example}/{name}");
+        let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
+            continue;
+        };
+        let ptx = &compiled.compiled.ptx;
+        let got = (
+            compiled.kernel.cluster,
+            ptx.contains(".multicast::cluster"),
+            ptx.contains("mapa.shared::cluster"),
+            ptx.contains("barrier.cluster.arrive"),
+        );
+        let want = if paired {
+            (Some([2, 1, 1]), true, true, true)
+        } else {
+            (None, false, false, false)
+        };
+        if got != want {
+            failures.push(format!(
+                "{what}: (cluster, multicast copies, remote arrives, cluster barrier) {got:?}, expected {want:?}"
+            ));
+        }
+        note_spills(&compiled, &what, &mut failures);
+        if paired {
+            // Pairs of programs: as many as the device holds, rounded
+            // down to pairs, never more pairs than the tiles fill.
+            let k = &compiled.kernel;
+            for (tiles, resident, want) in
+                [(2048, 132, 132), (2048, 133, 132), (7, 132, 8), (1, 132, 2)]
+            {
+                let got = k.launch_grid([tiles, 1, 1], resident);
+                if got != [want, 1, 1] {
+                    failures.push(format!(
+                        "{what}: launch_grid of {tiles} tiles on {resident} resident programs: {got:?}, expected {want}"
+                    ));
+                }
+            }
+        }
+        let plain = compiled_or_noted(&ex, case, &PipelineOptions::default(), &what, &mut failures);
+        if let Some(plain) = plain {
+            if plain.kernel.cluster.is_some() || plain.kernel.cuda.contains("cluster_sync") {
+                failures.push(format!("{what}: clusters without --tma-multicast"));
+            }
+            if !paired && plain.kernel.cuda != compiled.kernel.cuda {
+                failures.push(format!(
+                    "{what}: --tma-multicast changed a kernel it does not apply to"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

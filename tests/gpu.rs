@@ -16,6 +16,9 @@
 //! - `TAWA_GPU_LOG`: also write the summary to this file.
 //! - `TAWA_SANITIZER=0`: no memcheck. compute-sanitizer is looked up on
 //!   `$PATH`, then in `/usr/local/cuda/bin`.
+//! - `TAWA_GPU_FLAGS`: more `tawa-rs run` flags for every case, split at
+//!   spaces (`TAWA_GPU_FLAGS=--tma-multicast`: the suite in CTA pairs
+//!   wherever the flag applies).
 //! - `TAWA_BIN`: the `tawa-rs` binary to run (default: the one cargo built
 //!   with this test); `TAWA_EXAMPLES_DIR`: where the examples are, for test
 //!   binaries run away from their checkout.
@@ -128,16 +131,23 @@ fn gpu_every_example_case_is_correct() {
             .unwrap_or(DEFAULT_TIMEOUT_S),
     );
     let filter = std::env::var("TAWA_GPU_FILTER").unwrap_or_default();
+    let extra = std::env::var("TAWA_GPU_FLAGS").unwrap_or_default();
+    let extra: Vec<&str> = extra.split_whitespace().collect();
     let sanitizer = compute_sanitizer();
     let bin = tawa_bin();
     let examples = triton_examples::load_all().expect("launch cases load");
 
     let mut log = vec![format!(
-        "gpu suite: {} via {}, timeout {}s, memcheck {}",
+        "gpu suite: {} via {}{}, timeout {}s, memcheck {}",
         Gpu::new(0)
             .and_then(|g| g.name())
             .unwrap_or_else(|e| e.to_string()),
         bin.display(),
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!(" with {}", extra.join(" "))
+        },
         timeout.as_secs(),
         sanitizer
             .as_ref()
@@ -170,6 +180,7 @@ fn gpu_every_example_case_is_correct() {
         let what = [what.as_str()]
             .iter()
             .chain(flags)
+            .chain(&extra)
             .copied()
             .collect::<Vec<_>>()
             .join(" ");
@@ -179,7 +190,8 @@ fn gpu_every_example_case_is_correct() {
             .arg(&ex.py_path)
             .arg("--case")
             .arg(&case.name)
-            .args(flags);
+            .args(flags)
+            .args(&extra);
         let mut line = match run_with_watchdog(cmd, timeout) {
             Ok(o) if o.code == Some(0) => {
                 let result = o
@@ -215,7 +227,8 @@ fn gpu_every_example_case_is_correct() {
                 .arg(&ex.py_path)
                 .arg("--case")
                 .arg(&case.name)
-                .args(flags);
+                .args(flags)
+                .args(&extra);
             match run_with_watchdog(cmd, timeout * 4) {
                 Ok(o) if o.code == Some(0) => line.push_str(&format!(
                     " [memcheck clean, {:.1}s]",

@@ -536,6 +536,57 @@ fn check_tile_pingpong(
     applied
 }
 
+/// `--tma-multicast` on the simulator: matmul's TMA cases (and one of 9
+/// tiles, whose last round leaves the rank-1 CTA without a tile) and the
+/// batched GEMM's small cases (rank-reduced 3-D copies) run in
+/// CTA pairs at aref depths 1 to 4, with and without a WGMMA group in
+/// flight: both programs of a pair together, each multicast put writing
+/// its half of a shared tile into both CTAs' slots and each release
+/// arriving on the peer's barrier. The bytes must be the plain run's,
+/// with no deadlock and no copy into a slot a consumer of either CTA
+/// still holds.
+#[test]
+fn tma_multicast() {
+    let ex = triton_examples::load("matmul").unwrap();
+    let mut cases: Vec<triton_examples::Case> = ["leaky_relu_ragged_tma", "bf16_ragged_tma"]
+        .iter()
+        .map(|n| ex.spec.case(n).unwrap().clone())
+        .collect();
+    let mut odd = cases[0].clone();
+    odd.name = "nine_tiles".into();
+    odd.sizes = [("M", 190), ("N", 140), ("K", 100)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    cases.push(odd);
+    let batched = triton_examples::load("batched_matmul").unwrap();
+    let runs = cases
+        .iter()
+        .map(|c| (&ex, c.clone()))
+        .chain(small_cases(&batched).into_iter().map(|c| (&batched, c)));
+    for (ex, case) in runs {
+        let case = &case;
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, case, &what);
+        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, None), (d, Some(1))]) {
+            let how = format!("{what} (tma multicast, depth {depth}, mma depth {mma_depth:?})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth,
+                tma_multicast: true,
+                ..PipelineOptions::default()
+            };
+            let ws = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
+                .unwrap_or_else(|e| panic!("{how}: {e}"))
+                .map(|s| s.func)
+                .unwrap_or_else(|| panic!("{how}: not warp-specialized"));
+            assert_eq!(ws.attrs.cluster, 2, "{how}: not in CTA pairs");
+            simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+        }
+        eprintln!("ok   {what}: tma multicast");
+    }
+}
+
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
 /// `ragged_few_programs` below) stay plain in the driver: a dot of fewer
 /// than 64 rows a warpgroup is no wgmma, and aref slots are read by wgmma
@@ -866,4 +917,115 @@ fn simulate_broken(
             .map_err(|e| e.to_string())
     })
     .map(|_| ())
+}
+
+/// The multicast schedule with one rule of its protocol broken, run over
+/// several seeds: the simulator must catch each (an error or bytes other
+/// than the plain run's). `break_it` edits the pair's WS IR.
+fn multicast_broken(break_it: &dyn Fn(&mut Function)) -> Vec<String> {
+    let ex = triton_examples::load("matmul").unwrap();
+    let case = ex.spec.case("leaky_relu_ragged_tma").unwrap();
+    let what = "matmul/leaky_relu_ragged_tma";
+    let (module, plain, expected) = plain_run(&ex, case, what);
+    let opts = PipelineOptions {
+        aref_depth: Some(1),
+        tma_multicast: true,
+        ..PipelineOptions::default()
+    };
+    let mut ws = tawa_rs::driver::warp_specialize_function(what, &plain, &opts)
+        .unwrap()
+        .unwrap()
+        .func;
+    break_it(&mut ws);
+    verify_function(&ws).expect("the broken schedule still verifies");
+    let mut caught = Vec::new();
+    for seed in 0..8 {
+        let mut m = module.clone();
+        m.functions[0] = ws.clone();
+        let sim = SimOptions {
+            seed,
+            max_steps: Some(50_000_000),
+            ..SimOptions::default()
+        };
+        match common::run_module_with(&m, &ex.spec, case, INPUT_SEED, &mut |f, a, g, mem| {
+            simulate_grid(f, a, g, mem, &sim)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }) {
+            Err(e) => caught.push(e),
+            Ok((_, got)) if got != expected => caught.push("other bytes".into()),
+            Ok(_) => {}
+        }
+    }
+    caught
+}
+
+/// A predicate of `i1` constant `value` placed before `op`.
+fn constant_i1_before(ws: &mut Function, op: tawa_ir::Op, value: bool) -> tawa_ir::Value {
+    let block = ws.block_of(op).unwrap();
+    let at = ws.blocks[block].ops.iter().position(|&o| o == op).unwrap();
+    let c = ws.insert_op(
+        block,
+        at,
+        OpKind::Constant(tawa_ir::ConstValue::Bool(value)),
+        vec![],
+        vec![tawa_ir::Type::Scalar(tawa_ir::Elem::Scalar(
+            tawa_ir::ScalarType::I1,
+        ))],
+        vec![],
+        tawa_ir::Loc::UNKNOWN,
+    );
+    ws.ops[c].results[0]
+}
+
+/// Consumers that never release the peer's slot (arriving twice on their
+/// own barrier instead): a producer multicasts into the peer's slot while
+/// its consumers may still read it.
+#[test]
+fn a_multicast_without_the_peers_release_is_caught() {
+    let caught = multicast_broken(&|ws| {
+        let mut releases = Vec::new();
+        ws.walk(&mut |op| {
+            if ws.consumed_peer(op).is_some() && matches!(ws.ops[op].kind, OpKind::ArefConsumed) {
+                releases.push(op);
+            }
+        });
+        assert!(!releases.is_empty());
+        for op in releases {
+            let no = constant_i1_before(ws, op, false);
+            ws.ops[op].operands[2] = no;
+        }
+    });
+    assert!(
+        !caught.is_empty(),
+        "no seed caught the missing remote release"
+    );
+    assert!(
+        caught
+            .iter()
+            .any(|e| e.contains("still holds") || e == "other bytes"),
+        "{caught:?}"
+    );
+}
+
+/// Tiles multicast although the CTAs' coordinates differ (A's rows
+/// differ between consecutive tiles): each CTA gets the peer's rows.
+#[test]
+fn a_multicast_of_different_tiles_is_caught() {
+    let caught = multicast_broken(&|ws| {
+        let mut puts = Vec::new();
+        ws.walk(&mut |op| {
+            if matches!(ws.ops[op].kind, OpKind::ArefPut) && ws.put_multicast(op).is_some() {
+                puts.push(op);
+            }
+        });
+        for op in puts {
+            let n = ws.put_values(op).len();
+            for j in 0..n {
+                let yes = constant_i1_before(ws, op, true);
+                ws.ops[op].operands[2 + n + j] = yes;
+            }
+        }
+    });
+    assert_eq!(caught.len(), 8, "every seed: {caught:?}");
 }

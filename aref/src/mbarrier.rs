@@ -8,8 +8,12 @@
 //! on a fresh barrier (phase 0 in progress) a wait for parity 1 succeeds at
 //! once, as if a phase "-1" had completed. Transaction counts
 //! (`expect_tx`/`complete_tx`) only delay a phase's completion until the
-//! copy engine's bytes have landed; the simulator's puts land at once, so
-//! they are not modelled.
+//! copy engine's bytes have landed; a put's own copies land at once, so
+//! only the copies a peer CTA multicasts into a slot use them
+//! ([`Mbarrier::arrive_expect_tx`], [`Mbarrier::complete_tx`]): a phase
+//! completes when no arrival is pending and the transaction count is
+//! zero, and the count may go negative when a peer's bytes land before
+//! the local producer's `expect_tx`.
 
 /// One mbarrier: expected arrivals per phase, arrivals still pending in
 /// the current phase, and the number of completed phases.
@@ -18,6 +22,8 @@ pub struct Mbarrier {
     expected: u32,
     pending: u32,
     completed: u64,
+    /// Transaction count (elements here): expected minus landed.
+    tx: i64,
 }
 
 impl Mbarrier {
@@ -28,6 +34,7 @@ impl Mbarrier {
             expected,
             pending: expected,
             completed: 0,
+            tx: 0,
         }
     }
 
@@ -35,7 +42,30 @@ impl Mbarrier {
     /// last one expected.
     pub fn arrive(&mut self) {
         self.pending -= 1;
-        if self.pending == 0 {
+        self.complete_if_done();
+    }
+
+    /// `mbarrier.arrive.expect_tx`: expects `tx` more transaction units
+    /// in the current phase, then arrives.
+    pub fn arrive_expect_tx(&mut self, tx: u64) {
+        self.tx += tx as i64;
+        self.arrive();
+    }
+
+    /// `complete_tx` of a copy that landed: `tx` units of the phase.
+    pub fn complete_tx(&mut self, tx: u64) {
+        self.tx -= tx as i64;
+        self.complete_if_done();
+    }
+
+    /// Transaction units expected and not landed yet (negative when
+    /// copies landed before their `expect_tx`).
+    pub fn pending_tx(&self) -> i64 {
+        self.tx
+    }
+
+    fn complete_if_done(&mut self) {
+        if self.pending == 0 && self.tx == 0 {
             self.completed += 1;
             self.pending = self.expected;
         }
@@ -92,5 +122,26 @@ mod tests {
         assert_eq!(b.completed_phases(), 2);
         // Parity waits cannot tell phase 0 from phase 2: both succeed.
         assert!(b.try_wait_parity(1));
+    }
+
+    #[test]
+    fn a_phase_waits_for_its_transactions_landed_before_or_after_expect_tx() {
+        let mut b = Mbarrier::new(1);
+        // A peer's half lands first: the count goes negative, the phase
+        // waits for the local arrival.
+        b.complete_tx(8);
+        assert_eq!(b.pending_tx(), -8);
+        assert_eq!(b.completed_phases(), 0);
+        b.arrive_expect_tx(16);
+        assert_eq!(b.completed_phases(), 0, "8 units still in flight");
+        b.complete_tx(8);
+        assert_eq!(b.completed_phases(), 1);
+        assert_eq!(b.pending_tx(), 0);
+        // Local arrival first, then both halves.
+        b.arrive_expect_tx(16);
+        b.complete_tx(8);
+        assert_eq!(b.completed_phases(), 1);
+        b.complete_tx(8);
+        assert_eq!(b.completed_phases(), 2);
     }
 }

@@ -6,8 +6,8 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use tawa_ir::interp::value::{RVal, SlotView};
-use tawa_ir::Type;
+use tawa_ir::interp::value::{is_float_elem, Data, Num, RVal, SlotView, Tile};
+use tawa_ir::{Elem, ScalarType, Type};
 
 use crate::mbarrier::Mbarrier;
 
@@ -114,6 +114,20 @@ impl Ring {
         consumers: &[usize],
         dealt: bool,
     ) -> Result<(), String> {
+        self.attach_in_cluster(producer, consumers, dealt, 1)
+    }
+
+    /// [`Ring::attach`] for a ring of one CTA of a cluster of `ctas` whose
+    /// producers multicast into each other's slots ([`put_paired`]):
+    /// `empty` expects the consumers of every CTA, each releasing the
+    /// slot in its own CTA and in its peer's ([`Ring::release_remote`]).
+    pub fn attach_in_cluster(
+        &mut self,
+        producer: Option<usize>,
+        consumers: &[usize],
+        dealt: bool,
+        ctas: u32,
+    ) -> Result<(), String> {
         if !self.slots.is_empty() {
             let same = self.producer == producer
                 && self.dealt == dealt
@@ -129,7 +143,7 @@ impl Ring {
                 Err("the aref is used by partitions of another ws op (each aref serves one)".into())
             };
         }
-        let n = if dealt { 1 } else { consumers.len() as u32 };
+        let n = if dealt { 1 } else { consumers.len() as u32 } * ctas.max(1);
         self.dealt = dealt;
         self.slots = (0..self.depth)
             .map(|_| Slot {
@@ -343,6 +357,59 @@ impl Ring {
         Ok(())
     }
 
+    /// An arrival on the `empty` barrier of `index`'s slot by a consumer
+    /// of the peer CTA (a remote `mbarrier.arrive`), or the second local
+    /// one of a consumer whose peer has no tile this round.
+    pub fn release_remote(&mut self, index: i64) -> Result<(), String> {
+        let p = self.position(index);
+        let slot = self
+            .slots
+            .get_mut(p.slot as usize)
+            .ok_or("a release of a ring outside its ws op")?;
+        slot.empty.arrive();
+        Ok(())
+    }
+
+    /// The iteration some consumer still holds in `slot`, if any.
+    fn held_in(&self, slot: u32) -> Option<i64> {
+        self.consumers
+            .iter()
+            .flat_map(|c| c.held.iter())
+            .copied()
+            .find(|&i| self.position(i).slot == slot)
+    }
+
+    /// The buffers of `slot` for iteration `index`: its contents when it
+    /// holds them already (a half landed), else fresh buffers of poison
+    /// (NaN, or an integer pattern), so that rows no copy wrote read as
+    /// wrong values.
+    fn contents_for(&mut self, slot: u32, index: i64) -> &mut Vec<RVal> {
+        let buffers = self.buffers.clone();
+        let s = &mut self.slots[slot as usize];
+        if s.contents.as_ref().map(|c| c.0) != Some(index) {
+            let poison = buffers
+                .iter()
+                .map(|ty| {
+                    // Aref buffers are tiles of numbers (the verifier).
+                    let elem = ty.elem().unwrap_or(Elem::Scalar(ScalarType::F32));
+                    let n: u32 = ty.shape().iter().product();
+                    let num = if is_float_elem(elem) {
+                        Num::F(f64::NAN)
+                    } else {
+                        Num::I(0x5a5a)
+                    };
+                    RVal::Tile(Tile::from_nums(
+                        ty.shape().to_vec(),
+                        elem,
+                        std::iter::repeat_n(num, n as usize),
+                    ))
+                })
+                .collect();
+            s.contents = Some((index, poison));
+        }
+        &mut s.contents.as_mut().expect("just set").1
+    }
+
     /// What a read of `view` by `partition` sees: the slot's buffer as it
     /// is now. With `check_released`, reading an iteration the partition
     /// has already released is an error (on hardware it races with the
@@ -380,6 +447,120 @@ impl Ring {
             .as_ref()
             .map(|c| c.0)
     }
+}
+
+/// The put of `index` by `partition` into `local`, the ring of CTA
+/// `rank` (0 or 1) of a pair whose peer's ring of the same `aref.create`
+/// is `peer`, once its wait on `empty` succeeded (which the consumers of
+/// both CTAs release): arrives on `full` expecting the whole slot; writes
+/// each tile whose `multicast` is false whole into its own slot, and of
+/// each other tile its half of the rows (`[rank * R/2, (rank + 1) * R/2)`)
+/// into the slot of both CTAs, each half completing its transactions on
+/// the `full` barrier of the CTA it lands in. A slot some consumer still
+/// holds an iteration of is an error: the copy would overwrite a tile
+/// being read.
+#[allow(clippy::too_many_arguments)]
+pub fn put_paired(
+    local: &mut Ring,
+    peer: &mut Ring,
+    partition: usize,
+    index: i64,
+    values: Vec<RVal>,
+    multicast: &[bool],
+    rank: u32,
+) -> Result<(), String> {
+    local.check_put(partition, index)?;
+    if !local.ready(WaitFor::Empty, index) {
+        return Err("internal: put before its slot is empty".into());
+    }
+    if values.len() != local.buffers.len() || multicast.len() != values.len() {
+        return Err(format!(
+            "put of {} values and {} multicast predicates into an aref of {} buffers",
+            values.len(),
+            multicast.len(),
+            local.buffers.len()
+        ));
+    }
+    if rank > 1 {
+        return Err(format!("CTA rank {rank} in a cluster of 2"));
+    }
+    let p = local.position(index);
+    if let Some(i) = local.held_in(p.slot) {
+        return Err(format!(
+            "put of iteration {index} into slot {} while a consumer still holds iteration {i}",
+            p.slot
+        ));
+    }
+    if multicast.iter().any(|&m| m) {
+        if let Some(i) = peer.held_in(p.slot) {
+            return Err(format!(
+                "multicast of iteration {index} into the peer CTA's slot {} while a consumer \
+                 there still holds iteration {i}: the peer's consumers' release is not awaited",
+                p.slot
+            ));
+        }
+        if peer.slots.len() != local.slots.len() {
+            return Err("the peer CTA's ring has another depth".into());
+        }
+    }
+    let mut total = 0u64;
+    for v in &values {
+        total += tile_of(v)?.numel() as u64;
+    }
+    local.slots[p.slot as usize].full.arrive_expect_tx(total);
+    for (j, (v, &mc)) in values.into_iter().zip(multicast).enumerate() {
+        let t = tile_of(&v)?.clone();
+        let n = t.numel() as u64;
+        if !mc {
+            local.contents_for(p.slot, index)[j] = v;
+            local.slots[p.slot as usize].full.complete_tx(n);
+            continue;
+        }
+        let [rows, cols] = t.shape[..] else {
+            return Err(format!(
+                "multicast of a tile of shape {:?}: 2-D only",
+                t.shape
+            ));
+        };
+        if rows % 2 != 0 {
+            return Err(format!(
+                "multicast of a tile of {rows} rows: halves need an even number"
+            ));
+        }
+        let half = (rows / 2 * cols) as usize;
+        let from = rank as usize * half;
+        for ring in [&mut *local, &mut *peer] {
+            let dst = &mut ring.contents_for(p.slot, index)[j];
+            write_elements(dst, &t, from..from + half)?;
+            ring.slots[p.slot as usize].full.complete_tx(half as u64);
+        }
+    }
+    local.next_put += 1;
+    Ok(())
+}
+
+fn tile_of(v: &RVal) -> Result<&Tile, String> {
+    match v {
+        RVal::Tile(t) => Ok(t),
+        _ => Err("a put of a value that is not a tile".into()),
+    }
+}
+
+/// Copies elements `range` (row-major) of `src` into tile `dst`.
+fn write_elements(dst: &mut RVal, src: &Tile, range: std::ops::Range<usize>) -> Result<(), String> {
+    let RVal::Tile(d) = dst else {
+        return Err("a slot buffer that is not a tile".into());
+    };
+    match (&mut d.data, &src.data) {
+        (Data::F(d), Data::F(s)) if d.len() == s.len() => {
+            d[range.clone()].copy_from_slice(&s[range])
+        }
+        (Data::I(d), Data::I(s)) if d.len() == s.len() => {
+            d[range.clone()].copy_from_slice(&s[range])
+        }
+        _ => return Err("a multicast half of another type or size than its slot's buffer".into()),
+    }
+    Ok(())
 }
 
 #[cfg(test)]

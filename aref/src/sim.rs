@@ -27,6 +27,17 @@
 //!
 //! An error in one partition (an out-of-bounds load, a broken aref
 //! contract) aborts the others and is reported as the program's error.
+//!
+//! A kernel launched in CTA pairs (`cluster = 2`,
+//! `tawa_pipeliner::tma_multicast`) runs its programs two at a time:
+//! program `2c` (rank 0) stops at its `ws` op until program `2c + 1`
+//! (rank 1) reaches its own, then the partitions of both run together
+//! under the one scheduler. A multicast put writes half of each shared
+//! tile into both CTAs' slots and completes transactions on both `full`
+//! barriers ([`crate::ring::put_paired`]), a release arrives on the
+//! peer's `empty` barrier too; a copy into a slot a consumer of either
+//! CTA still holds is an error. Such a kernel's body does nothing after
+//! its `ws` op (the pass's kernels are persistent: the op is the body).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -39,7 +50,7 @@ use tawa_ir::interp::{
 };
 use tawa_ir::{Block, EntityRef, Function, Loc, Op, OpKind, Type};
 
-use crate::ring::{Position, Ring, WaitFor};
+use crate::ring::{put_paired, Position, Ring, WaitFor};
 
 /// How to simulate.
 #[derive(Clone, Debug)]
@@ -220,11 +231,19 @@ pub fn simulate_grid(
         },
         check_released_reads: opts.check_released_reads,
         deadlock: None,
+        creates: Vec::new(),
+        waiting: None,
     };
     let interp_opts = InterpOptions {
         max_steps: opts.max_steps,
     };
     match run_grid_with_host(func, args, grid, &mut host, &interp_opts) {
+        Ok(()) if host.waiting.is_some() => Err(SimError::Program(InterpError {
+            message: "a kernel of CTA pairs launched with an odd number of programs along x".into(),
+            op: "ws".into(),
+            loc: Loc::UNKNOWN,
+            pid: host.waiting.map_or([0; 3], |c| c.pid),
+        })),
         Ok(()) => Ok(host.sched.stats),
         Err(e) => Err(match host.deadlock.take() {
             Some(d) => SimError::Deadlock(d),
@@ -270,6 +289,18 @@ struct ProgramHost<'m> {
     check_released_reads: bool,
     /// The deadlock behind the error a `ws` op returned.
     deadlock: Option<Box<Deadlock>>,
+    /// Per ring (aref number): the `aref.create` that made it, which
+    /// pairs a CTA's ring with its peer's.
+    creates: Vec<Op>,
+    /// In a kernel of CTA pairs: the rank-0 program stopped at its `ws`
+    /// op, waiting for its peer.
+    waiting: Option<Cta>,
+}
+
+/// One program at its `ws` op.
+struct Cta {
+    pid: [u32; 3],
+    env: Vec<Option<RVal>>,
 }
 
 impl Host for ProgramHost<'_> {
@@ -277,12 +308,13 @@ impl Host for ProgramHost<'_> {
         self.mem
     }
 
-    fn aref_create(&mut self, _op: Op, ty: &Type) -> Result<RVal, String> {
+    fn aref_create(&mut self, op: Op, ty: &Type) -> Result<RVal, String> {
         let Type::Aref { depth, buffers } = ty else {
             return Err(format!("aref.create of type {ty}"));
         };
         let id = u32::try_from(self.rings.len()).map_err(|_| "too many arefs".to_string())?;
         self.rings.push(Ring::new(*depth, buffers.clone()));
+        self.creates.push(op);
         Ok(RVal::Aref(id))
     }
 
@@ -304,12 +336,75 @@ impl Host for ProgramHost<'_> {
 
     fn warp_specialize(&mut self, ws: WsLaunch<'_>) -> Result<(), InterpError> {
         let func = ws.func;
+        let cta = Cta {
+            pid: ws.pid,
+            env: ws.env,
+        };
+        if func.attrs.cluster != 2 {
+            return self.run_ws(func, ws.op, vec![cta], ws.grid, ws.max_steps);
+        }
         let data = &func.ops[ws.op];
+        let fail = |message: &str| InterpError {
+            message: message.into(),
+            op: "ws".into(),
+            loc: data.loc,
+            pid: ws.pid,
+        };
+        // Rank 0 returns from its ws op before it ran: nothing after the
+        // op may depend on it.
+        let last = func.block_of(ws.op).and_then(|b| {
+            let ops = &func.blocks[b].ops;
+            let at = ops.iter().position(|&o| o == ws.op)?;
+            Some(
+                ops[at + 1..]
+                    .iter()
+                    .all(|&o| matches!(func.ops[o].kind, OpKind::Return)),
+            )
+        });
+        if last != Some(true) {
+            return Err(fail(
+                "a kernel of CTA pairs does work after its ws op (the simulator runs the pair's \
+                 partitions together from there)",
+            ));
+        }
+        if ws.pid[0] % 2 == 0 {
+            if self.waiting.is_some() {
+                return Err(fail("internal: two rank-0 programs wait for their peers"));
+            }
+            self.waiting = Some(cta);
+            return Ok(());
+        }
+        let [x, y, z] = ws.pid;
+        let first = match self.waiting.take() {
+            Some(first) if first.pid == [x - 1, y, z] => first,
+            _ => {
+                return Err(fail(
+                    "a rank-1 program without its rank-0 peer at its ws op",
+                ))
+            }
+        };
+        self.run_ws(func, ws.op, vec![first, cta], ws.grid, ws.max_steps)
+    }
+}
+
+impl ProgramHost<'_> {
+    /// Runs the partitions of `ws` op `op` of every program of `ctas` (one,
+    /// or the two CTAs of a pair) together.
+    fn run_ws(
+        &mut self,
+        func: &Function,
+        op: Op,
+        ctas: Vec<Cta>,
+        grid: [u32; 3],
+        max_steps: Option<u64>,
+    ) -> Result<(), InterpError> {
+        let data = &func.ops[op];
+        let pid = ctas.last().map_or([0; 3], |c| c.pid);
         let fail = |message: String| InterpError {
             message,
             op: "ws".into(),
             loc: data.loc,
-            pid: ws.pid,
+            pid,
         };
         let OpKind::WarpSpecialize { partitions } = &data.kind else {
             return Err(fail("warp_specialize called on another op".into()));
@@ -326,34 +421,60 @@ impl Host for ProgramHost<'_> {
         // interpreter has no rows per warpgroup, and equal stores of equal
         // values are harmless), so that `turn.take` can block one
         // warpgroup while the other runs, as the named barriers do.
-        let together = func.turn_partitions(ws.op);
-        let agents = agents_of(func, partitions, &data.regions, &together);
-        let roles = ring_roles(func, &data.regions, &ws.env).map_err(fail)?;
-        let agents_in = |region: usize| -> Vec<usize> {
+        let together = func.turn_partitions(op);
+        let per_cta = agents_of(func, partitions, &data.regions, &together);
+        let agents: Vec<Agent> = (0..ctas.len())
+            .flat_map(|k| per_cta.iter().map(move |a| Agent { cta: k, ..*a }))
+            .collect();
+        let agents_in = |region: usize, cta: usize| -> Vec<usize> {
             (0..agents.len())
-                .filter(|&a| agents[a].region == region)
+                .filter(|&a| agents[a].region == region && agents[a].cta == cta)
                 .collect()
         };
-        for (&aref, role) in &roles {
-            let ring = self
-                .rings
-                .get_mut(aref as usize)
-                .ok_or_else(|| fail(format!("aref {aref} was never created")))?;
-            let producer = match role.producer.map(agents_in).as_deref() {
-                None => None,
-                Some([one]) => Some(*one),
-                Some(_) => {
-                    return Err(fail(
-                        "a partition that puts into an aref takes turns between warpgroups".into(),
-                    ))
-                }
-            };
-            let consumers: Vec<usize> = role.consumers.iter().flat_map(|&c| agents_in(c)).collect();
-            // Partitions that take turns with each other deal the rings
-            // they read (`Function::turn_partitions`).
-            let dealt =
-                role.consumers.len() >= 2 && role.consumers.iter().all(|c| together.contains(c));
-            ring.attach(producer, &consumers, dealt).map_err(fail)?;
+        let mut roles_of = Vec::new();
+        for (k, cta) in ctas.iter().enumerate() {
+            let roles = ring_roles(func, &data.regions, &cta.env).map_err(fail)?;
+            for (&aref, role) in &roles {
+                let ring = self
+                    .rings
+                    .get_mut(aref as usize)
+                    .ok_or_else(|| fail(format!("aref {aref} was never created")))?;
+                let producer = match role.producer.map(|r| agents_in(r, k)).as_deref() {
+                    None => None,
+                    Some([one]) => Some(*one),
+                    Some(_) => {
+                        return Err(fail(
+                            "a partition that puts into an aref takes turns between warpgroups"
+                                .into(),
+                        ))
+                    }
+                };
+                let consumers: Vec<usize> = role
+                    .consumers
+                    .iter()
+                    .flat_map(|&c| agents_in(c, k))
+                    .collect();
+                // Partitions that take turns with each other deal the rings
+                // they read (`Function::turn_partitions`).
+                let dealt = role.consumers.len() >= 2
+                    && role.consumers.iter().all(|c| together.contains(c));
+                ring.attach_in_cluster(producer, &consumers, dealt, ctas.len() as u32)
+                    .map_err(fail)?;
+            }
+            roles_of.push(roles);
+        }
+        // A CTA's ring and its peer's: made by the same aref.create.
+        let mut peer = std::collections::HashMap::new();
+        if let [r0, r1] = roles_of.as_slice() {
+            for &a in r0.keys() {
+                let b = r1
+                    .keys()
+                    .copied()
+                    .find(|&b| self.creates.get(b as usize) == self.creates.get(a as usize))
+                    .ok_or_else(|| fail(format!("aref {a} has no ring in the peer CTA")))?;
+                peer.insert(a, b);
+                peer.insert(b, a);
+            }
         }
         let shared = Shared {
             func,
@@ -361,22 +482,30 @@ impl Host for ProgramHost<'_> {
             rings: std::mem::take(&mut self.rings),
             parts: agents
                 .iter()
-                .map(|a| Part {
-                    role: match a.warpgroups {
+                .map(|a| {
+                    let role = match a.warpgroups {
                         _ if a.domain != a.region => partitions[a.region].role.clone(),
                         1 => partitions[a.region].role.clone(),
                         _ => format!("{} (warpgroup {})", partitions[a.region].role, a.warpgroup),
-                    },
-                    status: Status::Ready,
+                    };
+                    Part {
+                        role: if ctas.len() > 1 {
+                            format!("{role} of CTA {}", a.cta)
+                        } else {
+                            role
+                        },
+                        status: Status::Ready,
+                    }
                 })
                 .collect(),
-            // One per partition, and one for the partitions that take
-            // turns with each other.
-            turns: vec![TurnState::default(); partitions.len() + 1],
+            // Per CTA: one per partition, and one for the partitions that
+            // take turns with each other.
+            turns: vec![vec![TurnState::default(); partitions.len() + 1]; ctas.len()],
+            peer,
             agents: agents.clone(),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
-            pid: ws.pid,
+            pid,
             ws_loc: data.loc,
             failure: None,
             deadlock: None,
@@ -392,7 +521,7 @@ impl Host for ProgramHost<'_> {
                 .iter()
                 .enumerate()
                 .map(|(me, agent)| {
-                    let env = ws.env.clone();
+                    let env = ctas[agent.cta].env.clone();
                     let sync = &sync;
                     let run = PartitionRun {
                         func,
@@ -400,9 +529,9 @@ impl Host for ProgramHost<'_> {
                         env,
                         me,
                         agent: *agent,
-                        pid: ws.pid,
-                        grid: ws.grid,
-                        max_steps: ws.max_steps,
+                        pid: ctas[agent.cta].pid,
+                        grid,
+                        max_steps,
                         check_released_reads: check,
                     };
                     scope.spawn(move || run.run(sync))
@@ -430,7 +559,7 @@ impl Host for ProgramHost<'_> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         self.rings = shared.rings;
-        for &aref in roles.keys() {
+        for &aref in roles_of.iter().flat_map(|r| r.keys()) {
             self.rings[aref as usize].retire();
         }
         self.sched = shared.sched;
@@ -449,6 +578,21 @@ impl Host for ProgramHost<'_> {
 
 const OUTSIDE_WS: &str = "aref op outside every ws partition";
 
+/// Rings `a` and `b` (distinct) of `rings`, both mutable.
+fn two_rings(rings: &mut [Ring], a: u32, b: u32) -> Result<(&mut Ring, &mut Ring), String> {
+    let (a, b) = (a as usize, b as usize);
+    if a == b || a.max(b) >= rings.len() {
+        return Err(format!("rings {a} and {b} are not two rings of the run"));
+    }
+    if a < b {
+        let (lo, hi) = rings.split_at_mut(b);
+        Ok((&mut lo[a], &mut hi[0]))
+    } else {
+        let (lo, hi) = rings.split_at_mut(a);
+        Ok((&mut hi[0], &mut lo[b]))
+    }
+}
+
 /// One simulated thread of a `ws` op: a partition, or one warpgroup of a
 /// partition that takes turns.
 #[derive(Clone, Copy, Debug)]
@@ -466,6 +610,9 @@ struct Agent {
     /// partitions that take turns with each other, the one after every
     /// partition's.
     domain: usize,
+    /// Which program of the run it belongs to: 0, or 1 for the rank-1 CTA
+    /// of a pair.
+    cta: usize,
 }
 
 /// The threads of a `ws` op's run, partitions in order; `together` are
@@ -484,6 +631,7 @@ fn agents_of(
                 warpgroup: k as u32,
                 warpgroups: together.len() as u32,
                 domain: partitions.len(),
+                cta: 0,
             });
             continue;
         }
@@ -495,6 +643,7 @@ fn agents_of(
             warpgroup,
             warpgroups,
             domain: region,
+            cta: 0,
         }));
     }
     agents
@@ -616,8 +765,11 @@ struct Shared<'a> {
     mem: &'a mut Memory,
     rings: Vec<Ring>,
     parts: Vec<Part>,
-    /// Per partition: whose ping-pong turn it is.
-    turns: Vec<TurnState>,
+    /// Per CTA, per partition: whose ping-pong turn it is.
+    turns: Vec<Vec<TurnState>>,
+    /// Each ring's peer (the other CTA's ring of the same `aref.create`)
+    /// in a run of a CTA pair.
+    peer: std::collections::HashMap<u32, u32>,
     /// The agent behind each entry of `parts`.
     agents: Vec<Agent>,
     turn: Turn,
@@ -636,7 +788,7 @@ impl Shared<'_> {
             Status::Ready => true,
             Status::WaitsForTurn(_) => {
                 let agent = self.agents[i];
-                let t = self.turns[agent.domain];
+                let t = self.turns[agent.cta][agent.domain];
                 t.of == agent.warpgroup && !t.held
             }
             Status::Blocked(w) => self
@@ -685,7 +837,8 @@ impl Shared<'_> {
             .map(|(index, p)| {
                 let state = match &p.status {
                     Status::WaitsForTurn(op) => {
-                        let t = self.turns[self.agents[index].domain];
+                        let a = self.agents[index];
+                        let t = self.turns[a.cta][a.domain];
                         PartitionState::WaitsForTurn {
                             loc: self.func.ops[*op].loc,
                             turn_of: t.of,
@@ -988,12 +1141,55 @@ impl Host for PartitionHost<'_, '_> {
         self.state_mut().rings[aref as usize].consumed(me, index)
     }
 
+    fn aref_put_multicast(
+        &mut self,
+        op: Op,
+        aref: u32,
+        index: i64,
+        values: Vec<RVal>,
+        multicast: Vec<bool>,
+    ) -> Result<(), String> {
+        let me = self.me;
+        self.ring(aref)?.check_put(me, index)?;
+        self.wait(op, aref, WaitFor::Empty, index)?;
+        let rank = self.agent.cta as u32;
+        let s = self.state_mut();
+        let peer = *s
+            .peer
+            .get(&aref)
+            .ok_or("a multicast put outside a run of a CTA pair")?;
+        let (local, other) = two_rings(&mut s.rings, aref, peer)?;
+        put_paired(local, other, me, index, values, &multicast, rank)
+    }
+
+    fn aref_consumed_paired(
+        &mut self,
+        op: Op,
+        aref: u32,
+        index: i64,
+        peer_has_tile: bool,
+    ) -> Result<(), String> {
+        self.aref_consumed(op, aref, index)?;
+        let s = self.state_mut();
+        // The peer's producer waits for this release before it
+        // multicasts into this CTA's slot; without a peer tile this round
+        // the count of both CTAs is made up here.
+        let target = if peer_has_tile {
+            *s.peer
+                .get(&aref)
+                .ok_or("a release of a CTA pair's ring outside a run of the pair")?
+        } else {
+            aref
+        };
+        s.rings[target as usize].release_remote(index)
+    }
+
     fn turn_take(&mut self, op: Op) -> Result<(), String> {
-        let (domain, wg) = (self.agent.domain, self.agent.warpgroup);
+        let (domain, wg, cta) = (self.agent.domain, self.agent.warpgroup, self.agent.cta);
         let me = self.me;
         loop {
             let s = self.state_mut();
-            let t = &mut s.turns[domain];
+            let t = &mut s.turns[cta][domain];
             if t.of == wg && !t.held {
                 t.held = true;
                 s.parts[me].status = Status::Ready;
@@ -1008,7 +1204,8 @@ impl Host for PartitionHost<'_, '_> {
     fn turn_pass(&mut self, _op: Op) -> Result<(), String> {
         let (domain, wg) = (self.agent.domain, self.agent.warpgroup);
         let groups = self.agent.warpgroups;
-        let t = &mut self.state_mut().turns[domain];
+        let cta = self.agent.cta;
+        let t = &mut self.state_mut().turns[cta][domain];
         if t.of != wg || !t.held {
             return Err(format!(
                 "turn.pass by warpgroup {wg}, which does not hold the turn (warpgroup {} {})",

@@ -52,6 +52,20 @@
 //!   `(i / D) & 1`; the results are views of the slot's buffers that the
 //!   `dot`s read in place (no fence: nothing wrote them through the
 //!   generic proxy).
+//! - **CTA pairs** (`cluster = 2`, `tawa_pipeliner::tma_multicast`):
+//!   `empty` counts the consumer warps of both CTAs, and the barriers'
+//!   initialization is followed by a cluster barrier. A put tile whose
+//!   multicast predicate holds is copied in halves: this CTA's rows
+//!   `[rank * R/2, (rank + 1) * R/2)` through a tensor map of half-row
+//!   boxes, `.multicast::cluster` into the same offset of both CTAs'
+//!   slots, completing on the `full` barrier at the same offset in each;
+//!   `full` always expects the whole slot. The producer's wait on `empty`
+//!   acquires at cluster scope what the peer's consumers released. A
+//!   release arrives on its own `empty[s]` and, while the peer has a tile
+//!   this round, on the peer's (`mapa`, `mbarrier.arrive.release.cluster`),
+//!   else twice on its own. The kernel ends with a cluster barrier of
+//!   every thread, so that no CTA exits while its peer may still write its
+//!   shared memory or arrive on its barriers.
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
 //!   (arrival count = the consuming warps; of a ring dealt between
 //!   one-warpgroup partitions that take turns with each other — tile
@@ -116,6 +130,10 @@ pub(super) struct Ring {
     /// plain stores: the generic proxy), which wgmma (the async proxy)
     /// reads only after a proxy fence.
     copied: bool,
+    /// The kernel runs in CTA pairs whose producers multicast into both
+    /// CTAs' slots (`tawa_pipeliner::tma_multicast`): `empty_count` counts
+    /// the peer's consumers too.
+    paired: bool,
 }
 
 /// Rings of every `aref.create` of `func`, laid out from byte `start`
@@ -145,6 +163,7 @@ pub(super) fn plan_rings(
         };
         let (gets, consumers) = ring_users(func, ring);
         let (copy_threads, tma) = ring_producers(func, ring);
+        let paired = func.attrs.cluster == 2;
         if consumers == 0 {
             // An mbarrier needs a positive arrival count, and a ring no one
             // releases stalls its producer after `depth` puts.
@@ -201,9 +220,12 @@ pub(super) fn plan_rings(
                 buffers: slot,
                 full,
                 empty,
-                empty_count: consumers,
+                // A slot is free for either CTA's producer once the
+                // consumers of both CTAs released it.
+                empty_count: consumers * if paired { 2 } else { 1 },
                 full_count: copy_threads + u32::from(tma || copy_threads == 0),
                 copied: copy_threads > 0,
+                paired,
             },
         );
         at = (empty + 8 * depth).div_ceil(1024) * 1024;
@@ -318,7 +340,7 @@ fn ring_producers(func: &Function, ring: Value) -> (u32, bool) {
                 if !matches!(d.kind, OpKind::ArefPut) || d.operands[0] != ring {
                     return;
                 }
-                for &v in &d.operands[2..] {
+                for &v in func.put_values(o) {
                     match func.def_op(v).map(|l| &func.ops[l].kind) {
                         Some(OpKind::Load { .. }) => threads = p.num_warps * WARP_SIZE,
                         _ => tma = true,
@@ -451,6 +473,11 @@ impl Emitter<'_> {
             n = ring.empty_count,
             c = ring.full_count
         ));
+        if ring.paired {
+            // The peer's producer multicasts onto these barriers and its
+            // consumers arrive on them: initialized before either CTA goes on.
+            self.line("tw_cluster_sync();");
+        }
         Ok(())
     }
 
@@ -596,7 +623,7 @@ impl Emitter<'_> {
             f.walk_block(region, &mut |o| {
                 let d = &f.ops[o];
                 thread_copies |= matches!(d.kind, OpKind::ArefPut)
-                    && d.operands[2..].iter().any(|&v| {
+                    && f.put_values(o).iter().any(|&v| {
                         f.def_op(v)
                             .is_some_and(|l| matches!(f.ops[l].kind, OpKind::Load { .. }))
                     });
@@ -660,7 +687,7 @@ impl Emitter<'_> {
         let mut bytes: u32 = 0;
         let mut copies = Vec::new();
         let mut thread_copies = Vec::new();
-        for (j, &v) in data.operands[2..].iter().enumerate() {
+        for (j, &v) in f.put_values(op).iter().enumerate() {
             let load = f.def_op(v).ok_or_else(|| {
                 unsupported(data.loc, "internal: an aref.put of a tile no op defines")
             })?;
@@ -676,19 +703,40 @@ impl Emitter<'_> {
             }
             let (off, smem, b) = ring.buffers[j];
             bytes += b;
-            copies.extend(self.tma_copies(
-                load,
-                smem,
-                &format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes),
-                &format!("tw_smem_u32 + {} + 8 * {s}", ring.full),
-                (&ring, &iteration),
-            )?);
+            let dst = format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes);
+            let bar = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
+            let whole = self.tma_copies(load, smem, &dst, &bar, (&ring, &iteration))?;
+            match f.put_multicast(op).map(|p| p[j]) {
+                Some(pred) => {
+                    // Both CTAs' producers agree on the predicate: each
+                    // copies half of the rows into both CTAs' slots, or
+                    // the whole box into its own.
+                    let pred = self.scalar(pred)?;
+                    copies.push(format!("if ({pred}) {{"));
+                    copies.extend(
+                        self.tma_multicast_halves(load, smem, &dst, &bar, data.loc)?
+                            .into_iter()
+                            .map(|l| format!("  {l}")),
+                    );
+                    copies.push("} else {".into());
+                    copies.extend(whole.into_iter().map(|l| format!("  {l}")));
+                    copies.push("}".into());
+                }
+                None => copies.extend(whole),
+            }
         }
         if !copies.is_empty() {
             self.line("if (tid == 0) {");
             self.indent += 1;
+            // A paired ring's slot is released by the peer's consumers
+            // too (remote arrivals, released at cluster scope).
+            let wait = if ring.paired {
+                "tw_mbar_wait_cluster"
+            } else {
+                "tw_mbar_wait"
+            };
             self.line(format!(
-                "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+                "{wait}(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
                 ring.empty
             ));
             self.line(format!(
@@ -988,6 +1036,59 @@ impl Emitter<'_> {
         Ok(lines)
     }
 
+    /// The copies of this CTA's half of `desc_load` op `load`'s box rows
+    /// (rank `r` of the pair: rows `[r * R/2, (r + 1) * R/2)`), each
+    /// multicast into the same offset of both CTAs' shared memory and
+    /// completing on the barrier at `bar`'s offset in each: a tensor map
+    /// of boxes of `R/2` rows, each box's half at its rows' place.
+    fn tma_multicast_halves(
+        &mut self,
+        load: Op,
+        smem: OperandSmem,
+        dst: &str,
+        bar: &str,
+        loc: tawa_ir::Loc,
+    ) -> Res<Vec<String>> {
+        let f = self.func;
+        let data = &f.ops[load];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let eb = self.scalar_of(r).byte_size();
+        // Coordinates outermost first; the rows are the last but one (a
+        // rank-reduced copy's boxes of 1 come before them).
+        let rank = data.operands.len() - 1;
+        if shape.len() != 2 || rank < 2 || shape[0] % 2 != 0 {
+            return Err(unsupported(
+                loc,
+                "internal: a multicast copy of a box that is not 2-D with an even number of rows",
+            ));
+        }
+        let half = shape[0] / 2;
+        let tmap = self.tensor_map(data.operands[0], smem.w, Some(half), data.loc)?;
+        let coords: Vec<String> = data.operands[1..]
+            .iter()
+            .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
+            .collect::<Res<_>>()?;
+        let (col, row) = (&coords[rank - 1], &coords[rank - 2]);
+        // Innermost first after the rows, as the copy takes them.
+        let outer: String = coords[..rank - 2]
+            .iter()
+            .rev()
+            .map(|c| format!("{c}, "))
+            .collect();
+        let box_inner = smem.w / eb;
+        Ok((0..shape[1] / box_inner)
+            .map(|c| {
+                format!(
+                    "tw_tma_{rank}d_multicast(tw_smem_u32 + {dst} + {} + tw_cta_rank() * {}u, &{tmap}, {col} + {}, {row} + (int)tw_cta_rank() * {half}, {outer}{bar}, (unsigned short)3);",
+                    c * shape[0] * smem.w,
+                    half * smem.w,
+                    c * box_inner,
+                )
+            })
+            .collect())
+    }
+
     /// For a copy of descriptor `desc` through the tensor map the kernel
     /// builds (`self.tensor_maps[index]`, a template): the C expression of
     /// the map in this program's workspace, and the lines (run by the one
@@ -1209,10 +1310,28 @@ impl Emitter<'_> {
         let data = &self.func.ops[op];
         let ring = self.rings[&data.operands[0]].clone();
         let (s, _) = self.slot_of(&ring, data.operands[1])?;
-        self.line(format!(
-            "if (lane == 0) tw_mbar_arrive(tw_smem_u32 + {} + 8 * {s});",
-            ring.empty
-        ));
+        let empty = format!("tw_smem_u32 + {} + 8 * {s}", ring.empty);
+        match self.func.consumed_peer(op) {
+            Some(peer) if ring.paired => {
+                // Its own barrier, then the peer's (the peer's producer
+                // may multicast into this CTA's slot once both CTAs'
+                // consumers released it); twice its own when the peer has
+                // no tile this round, the count being both CTAs'.
+                let peer = self.scalar(peer)?;
+                self.line(format!(
+                    "if (lane == 0) {{ tw_mbar_arrive({empty}); if ({peer}) tw_mbar_arrive_peer({empty}); else tw_mbar_arrive({empty}); }}"
+                ));
+            }
+            None if !ring.paired => {
+                self.line(format!("if (lane == 0) tw_mbar_arrive({empty});"));
+            }
+            _ => {
+                return Err(unsupported(
+                    data.loc,
+                    "internal: a release of a ring of CTA pairs without the peer's state, or with it in a kernel of single CTAs",
+                ))
+            }
+        }
         Ok(())
     }
 
@@ -1322,6 +1441,40 @@ static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* ma
 }
 "#;
 
+/// PTX helpers of a kernel launched in CTA pairs
+/// (`tawa_pipeliner::tma_multicast`): the CTA's rank in its cluster, the
+/// cluster barrier (every thread of both CTAs; the `.aligned` form needs
+/// the whole warp), an arrive on the peer CTA's barrier at the same
+/// offset, a wait that acquires at cluster scope what the peer's
+/// consumers released, and a TMA copy multicast into both CTAs.
+pub(super) const CLUSTER_PRELUDE: &str = r#"
+static __device__ __forceinline__ unsigned tw_cta_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+static __device__ __forceinline__ void tw_cluster_sync() {
+  __syncwarp();
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void tw_mbar_arrive_peer(unsigned bar) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(tw_cta_rank() ^ 1u));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
+}
+static __device__ __forceinline__ void tw_mbar_wait_cluster(unsigned bar, unsigned parity) {
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+  }
+}
+static __device__ __forceinline__ void tw_tma_2d_multicast(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar, unsigned short mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"
+               :: "r"(dst), "l"((unsigned long long)map), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
+}
+"#;
+
 /// Helpers of the tensor maps a kernel builds on the device (see
 /// `Emitter::device_map_update`), for a workspace of `bytes` per program.
 /// A map's slot in it is the 128-byte map followed by the values it was
@@ -1358,6 +1511,26 @@ static __device__ __forceinline__ void tw_dmap_publish(tw_tmap* m, const unsigne
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(m) : "memory");
 }
 "#;
+
+/// The N-D multicast copies of a kernel of CTA pairs (see
+/// [`tma_nd_helper`]; the 2-D one is in [`CLUSTER_PRELUDE`]).
+pub(super) fn tma_nd_multicast_helper(rank: usize) -> String {
+    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
+    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    format!(
+        r#"static __device__ __forceinline__ void tw_tma_{rank}d_multicast(unsigned dst, const tw_tmap* map, {}, unsigned bar, unsigned short mask) {{
+  asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{}}}], [%{}], %{};"
+               :: "r"(dst), "l"((unsigned long long)map), {}, "r"(bar), "h"(mask) : "memory");
+}}
+"#,
+        params.join(", "),
+        regs.join(", "),
+        rank + 2,
+        rank + 3,
+        args.join(", ")
+    )
+}
 
 /// The N-D copies (coordinates innermost first) of descriptors with extra
 /// dimensions of box 1, emitted only into kernels that issue them.

@@ -57,6 +57,12 @@ pub struct KernelSource {
     /// programs walk the x * y * z tiles.
     #[serde(default)]
     pub grid_param_z: Option<usize>,
+    /// Thread-block clusters to launch with (`LaunchConfig::cluster`):
+    /// `[2, 1, 1]` for a persistent kernel whose CTA pairs multicast their
+    /// shared TMA copies (`--tma-multicast`); `None` for no clusters.
+    /// [`Self::launch_grid`] then starts an even number of programs.
+    #[serde(default)]
+    pub cluster: Option<[u32; 3]>,
     /// Blocks one SM holds at once, as the kernel was compiled for
     /// (`__launch_bounds__`' minimum; the IR's `occupancy`): a persistent
     /// kernel starts this many programs per SM ([`Self::launch_grid`]).
@@ -74,7 +80,7 @@ impl KernelSource {
     /// a persistent kernel gets at most `resident` programs along x (it
     /// walks the rest itself); any other kernel gets `grid`.
     pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
-        match (self.grid_param, self.grid_param_y, self.grid_param_z) {
+        let launched = match (self.grid_param, self.grid_param_y, self.grid_param_z) {
             (Some(_), Some(_), Some(_)) => [
                 grid[0]
                     .saturating_mul(grid[1])
@@ -90,6 +96,24 @@ impl KernelSource {
             ],
             (Some(_), None, _) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
             (None, _, _) => grid,
+        };
+        match self.cluster {
+            // CTA pairs: program 2c + r is rank r of cluster c, and the
+            // peer of tile t is t ^ 1 only with an even stride. Fewer
+            // than `resident` (rounded down to pairs), never more pairs
+            // than the tiles fill.
+            Some([2, 1, 1]) if self.grid_param.is_some() => {
+                // The tiles along x the programs walk: all of them where
+                // the kernel walks the whole grid, else x's.
+                let tiles = match (self.grid_param_y, self.grid_param_z) {
+                    (Some(_), Some(_)) => grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]),
+                    (Some(_), None) => grid[0].saturating_mul(grid[1]),
+                    _ => grid[0],
+                };
+                let pairs = tiles.div_ceil(2).min((resident / 2).max(1)).max(1);
+                [pairs * 2, launched[1], launched[2]]
+            }
+            _ => launched,
         }
     }
 }
@@ -266,6 +290,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
             .grid_param_z
             .as_ref()
             .and_then(|n| params.iter().position(|p| p.name == *n)),
+        cluster: (func.attrs.cluster == 2).then_some([2, 1, 1]),
         params,
         tensor_maps: emitted.tensor_maps,
         device_map_workspace: emitted.device_map_workspace,

@@ -647,6 +647,11 @@ pub fn emit(
     ));
     e.block(func.body)?;
     e.drain_tma_stores();
+    if func.attrs.cluster == 2 {
+        // No CTA of a pair exits while its peer may still multicast into
+        // its shared memory or arrive on its barriers.
+        e.line("tw_cluster_sync();");
+    }
     if e.scratch_misuse {
         return Err(unsupported(
             Loc::UNKNOWN,
@@ -703,11 +708,17 @@ pub fn emit(
         if e.rings.values().any(|r| r.copied()) {
             cuda.push_str(aref_lower::COPY_PRELUDE);
         }
+        if func.attrs.cluster == 2 {
+            cuda.push_str(aref_lower::CLUSTER_PRELUDE);
+        }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();
         ranks.dedup();
         for rank in ranks.into_iter().filter(|&r| r > 2) {
             cuda.push_str(&aref_lower::tma_nd_helper(rank));
+            if func.attrs.cluster == 2 {
+                cuda.push_str(&aref_lower::tma_nd_multicast_helper(rank));
+            }
         }
         if device_map_workspace > 0 {
             cuda.push_str(&aref_lower::device_map_prelude(device_map_workspace));

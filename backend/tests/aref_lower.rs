@@ -17,7 +17,12 @@
 //! swizzled writes, `fence.proxy.async`, one `tw_tma_store_2d` per box of
 //! the band and the commit; the final `wait_group 0`; a `desc_store` whose
 //! tensor map would not encode (`plain_desc_store_unaligned`) stays
-//! element-wise.
+//! element-wise. In a kernel of CTA pairs (`cta_pair_multicast`): the
+//! cluster barrier after the barriers' initialization and at the end,
+//! the producer's wait acquiring at cluster scope, each tile copied in
+//! halves (`tw_tma_2d_multicast`, the half-row map) where its predicate
+//! holds and whole otherwise, and each release arriving on the peer's
+//! `empty` too (or twice on its own).
 
 use std::fmt::Write;
 use std::fs;
@@ -73,6 +78,9 @@ fn file_tests(dir: &str, at_least: usize) {
                     kernel.num_threads, kernel.dyn_smem_bytes
                 )
                 .unwrap();
+                if let Some(cluster) = kernel.cluster {
+                    writeln!(out, "// thread-block clusters {cluster:?}").unwrap();
+                }
                 if kernel.device_map_workspace > 0 {
                     writeln!(
                         out,

@@ -103,6 +103,12 @@ pub struct FuncAttrs {
     /// z (batched and split-K GEMMs): the parameter that receives the z
     /// size; the kernel walks the x * y * z tiles (x fastest, z slowest).
     pub grid_param_z: Option<String>,
+    /// CTAs per thread-block cluster along x: 1 (no clusters), or 2 for a
+    /// persistent kernel whose pairs of programs share TMA copies
+    /// (`tawa_pipeliner::tma_multicast`): the launcher starts an even
+    /// number of programs in clusters of 2, and program `2c + r` is the
+    /// cluster's CTA of rank `r`.
+    pub cluster: u32,
     /// Blocks of this kernel one SM is to hold at once (CUDA's
     /// `__launch_bounds__` minimum): 1 unless the pipeliner's `occupancy`
     /// pass found that a second warp-specialized block fits beside the
@@ -120,6 +126,7 @@ impl Default for FuncAttrs {
             grid_param: None,
             grid_param_y: None,
             grid_param_z: None,
+            cluster: 1,
             occupancy: 1,
         }
     }
@@ -483,6 +490,43 @@ impl Function {
             takers
         } else {
             Vec::new()
+        }
+    }
+
+    /// The tiles an `aref.put` writes: its operands after the aref and
+    /// the iteration, up to the aref's buffer count (the multicast
+    /// predicates of a clustered put, [`Function::put_multicast`], follow).
+    pub fn put_values(&self, put: Op) -> &[Value] {
+        let ops = &self.ops[put].operands;
+        let n = self.aref_buffers(put).min(ops.len().saturating_sub(2));
+        &ops[2.min(ops.len())..2 + n]
+    }
+
+    /// The multicast predicates of an `aref.put` in a kernel launched in
+    /// clusters of 2: one `i1` per tile, true where both CTAs of the
+    /// cluster copy that tile from the same coordinates this iteration,
+    /// so that each issues half of it into both CTAs' slots. `None` for a
+    /// put without them.
+    pub fn put_multicast(&self, put: Op) -> Option<&[Value]> {
+        let ops = &self.ops[put].operands;
+        let n = self.aref_buffers(put);
+        (n > 0 && ops.len() == 2 + 2 * n).then(|| &ops[2 + n..])
+    }
+
+    /// The `i1` of an `aref.consumed` in a kernel launched in clusters of
+    /// 2: whether the peer CTA has a tile this round (its producer then
+    /// waits for this release too). `None` for a release without it.
+    pub fn consumed_peer(&self, consumed: Op) -> Option<Value> {
+        let ops = &self.ops[consumed].operands;
+        (ops.len() == 3).then(|| ops[2])
+    }
+
+    /// Buffers of the aref an aref op names (0 when operand 0 is not an
+    /// aref).
+    fn aref_buffers(&self, op: Op) -> usize {
+        match self.ops[op].operands.first().map(|&r| self.ty(r)) {
+            Some(Type::Aref { buffers, .. }) => buffers.len(),
+            _ => 0,
         }
     }
 

@@ -668,6 +668,9 @@ impl<'a> Parser<'a> {
             f.attrs.grid_param = a.take_str(self, "grid_param")?;
             f.attrs.grid_param_y = a.take_str(self, "grid_param_y")?;
             f.attrs.grid_param_z = a.take_str(self, "grid_param_z")?;
+            if let Some(n) = a.take_u32(self, "cluster")? {
+                f.attrs.cluster = n;
+            }
             if let Some(n) = a.take_u32(self, "occupancy")? {
                 f.attrs.occupancy = n;
             }

@@ -430,6 +430,9 @@ impl Printer<'_> {
         if let Some(p) = &f.attrs.grid_param_z {
             let _ = write!(self.out, ", grid_param_z = {}", quote(p));
         }
+        if f.attrs.cluster != 1 {
+            let _ = write!(self.out, ", cluster = {}", f.attrs.cluster);
+        }
         if f.attrs.occupancy != 1 {
             let _ = write!(self.out, ", occupancy = {}", f.attrs.occupancy);
         }

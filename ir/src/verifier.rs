@@ -255,6 +255,21 @@ impl Verifier<'_> {
         if f.attrs.grid_param_z.is_some() && f.attrs.grid_param_y.is_none() {
             self.error(None, "grid_param_z without grid_param_y");
         }
+        if !matches!(f.attrs.cluster, 1 | 2) {
+            self.error(
+                None,
+                format!(
+                    "cluster = {}: clusters of 1 or 2 CTAs only",
+                    f.attrs.cluster
+                ),
+            );
+        }
+        if f.attrs.cluster != 1 && f.attrs.grid_param.is_none() {
+            self.error(
+                None,
+                "cluster without grid_param: only a persistent kernel walks its tiles in CTA pairs",
+            );
+        }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
             self.error(
@@ -688,7 +703,7 @@ impl Verifier<'_> {
                             tiles.extend(d.results.iter().copied());
                         }
                     }
-                    OpKind::ArefConsumed if d.operands.len() == 2 => {
+                    OpKind::ArefConsumed if d.operands.len() >= 2 => {
                         for v in held
                             .remove(&(d.operands[0], d.operands[1]))
                             .unwrap_or_default()
@@ -1511,12 +1526,30 @@ impl Types<'_> {
                         "the iteration index must be an integer scalar, found {i}"
                     ));
                 }
+                let clustered = self.f.attrs.cluster == 2;
+                let is_i1 = |t: &Type| *t == Type::Scalar(Elem::Scalar(ScalarType::I1));
                 match d.kind {
                     OpKind::ArefPut => {
                         self.results(0)?;
+                        // The tiles, then (in a kernel launched in CTA
+                        // pairs) one multicast predicate per tile.
+                        let n = buffers.len();
+                        let multicast = d.operands.len() == 2 + 2 * n
+                            && d.operands[2 + n..].iter().all(|&p| is_i1(self.f.ty(p)));
+                        if multicast && !clustered {
+                            return Err(
+                                "multicast predicates on a put of a kernel not launched in clusters of 2"
+                                    .into(),
+                            );
+                        }
+                        let values = if multicast {
+                            &d.operands[2..2 + n]
+                        } else {
+                            &d.operands[2..]
+                        };
                         self.same_list(
                             "put values must have the aref's buffer types",
-                            &self.types(&d.operands[2..]),
+                            &self.types(values),
                             buffers,
                         )?;
                     }
@@ -1527,6 +1560,21 @@ impl Types<'_> {
                             &self.types(&d.results),
                             buffers,
                         )?;
+                    }
+                    _ if d.operands.len() == 3 => {
+                        self.results(0)?;
+                        if !clustered {
+                            return Err(
+                                "a peer operand on aref.consumed of a kernel not launched in clusters of 2"
+                                    .into(),
+                            );
+                        }
+                        if !is_i1(self.operand(2)) {
+                            return Err(format!(
+                                "the peer operand of aref.consumed must be i1, found {}",
+                                self.operand(2)
+                            ));
+                        }
                     }
                     _ => self.counts(2, 0)?,
                 }

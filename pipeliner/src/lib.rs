@@ -44,6 +44,10 @@
 //!   the consumer is one warpgroup and a second block fits beside the
 //!   first in shared memory and registers (`--occupancy N` asks).
 //!
+//! - [`tma_multicast`]: a persistent kernel's CTAs in clusters of 2,
+//!   each copying half of a box both tiles read and multicasting it into
+//!   both CTAs' shared memory (`--tma-multicast`, off by default).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -62,6 +66,7 @@ pub mod persistent;
 pub mod pingpong;
 pub mod software_pipeline;
 pub mod tile_pingpong;
+pub mod tma_multicast;
 
 use tawa_ir::{Function, OpKind};
 
@@ -119,6 +124,11 @@ pub struct PipelineOptions {
     /// On by default; `--no-per-tile-copies` leaves the load in the
     /// consumer (the ablation baseline).
     pub per_tile_copies: bool,
+    /// Run a persistent warp-specialized kernel in clusters of 2 CTAs
+    /// that copy each shared box in halves, multicast into both
+    /// ([`tma_multicast`]). Off by default (`--tma-multicast` turns it
+    /// on) until the H100 measures it.
+    pub tma_multicast: bool,
     /// Blocks of a warp-specialized kernel an SM is to hold
     /// (`--occupancy`); `None` lets [`occupancy`] decide.
     pub occupancy: Option<u32>,
@@ -136,6 +146,7 @@ impl Default for PipelineOptions {
             tile_pingpong: false,
             tma_store: true,
             per_tile_copies: true,
+            tma_multicast: false,
             occupancy: None,
         }
     }
@@ -223,6 +234,9 @@ pub fn pipeline(
         u32::try_from(m.bytes(depth)?).ok()
     });
     occupancy::choose_occupancy(func, smem_bytes, opts.occupancy, &mut schedule)?;
+    if opts.tma_multicast {
+        tma_multicast::tma_multicast(func, &mut schedule);
+    }
     partition_budgets(func, &mut schedule);
     Ok(schedule)
 }

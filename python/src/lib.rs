@@ -24,7 +24,7 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use tawa_backend::runtime::{self, Compiled, Gpu, LaunchConfig};
+use tawa_backend::runtime::{self, Compiled, Gpu};
 use tawa_backend::{KernelSource, ParamType};
 use tawa_frontend::CompileOptions;
 use tawa_pipeliner::PipelineOptions;
@@ -379,12 +379,7 @@ impl Kernel {
             ),
             None => grid,
         };
-        let cfg = LaunchConfig {
-            grid,
-            block: [self.source.num_threads, 1, 1],
-            dyn_smem: self.source.dyn_smem_bytes,
-            cluster: None,
-        };
+        let cfg = launch::launch_config(&self.source, grid);
         gpu.launch_on_stream(&loaded, &cfg, &args, stream)
             .map_err(|e| LaunchError::new_err(e.to_string()))
     }

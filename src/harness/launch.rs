@@ -20,11 +20,23 @@ use std::collections::BTreeMap;
 use std::cell::Cell;
 
 use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
-use tawa_backend::runtime::{DeviceBuffer, Gpu, KernelArg};
+use tawa_backend::runtime::{DeviceBuffer, Gpu, KernelArg, LaunchConfig};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
+
+/// The launch geometry of `kernel` over `grid` (what
+/// [`KernelSource::launch_grid`] gave): its threads, shared memory and
+/// clusters.
+pub fn launch_config(kernel: &KernelSource, grid: [u32; 3]) -> LaunchConfig {
+    LaunchConfig {
+        grid,
+        block: [kernel.num_threads, 1, 1],
+        dyn_smem: kernel.dyn_smem_bytes,
+        cluster: kernel.cluster,
+    }
+}
 
 /// Where one parameter's value comes from.
 #[derive(Debug, Clone, PartialEq)]

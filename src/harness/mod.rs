@@ -464,11 +464,9 @@ pub fn check_compiled(
     let args = device
         .launch_args(gpu, &compiled.kernel, &bound, requested)
         .map_err(setup)?;
-    gpu.launch(
+    gpu.launch_with(
         &kernel,
-        grid,
-        [compiled.kernel.num_threads, 1, 1],
-        compiled.kernel.dyn_smem_bytes,
+        &launch::launch_config(&compiled.kernel, grid),
         &args,
     )
     .map_err(|e| launch_err(e.to_string()))?;

@@ -298,6 +298,11 @@ pub fn run_module_with(
             }
             (None, _) => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
         }
+        // A kernel of CTA pairs starts an even number of programs
+        // (`KernelSource::launch_grid`): program 2c + 1 is 2c's peer.
+        if func.attrs.cluster == 2 {
+            grid[0] += grid[0] % 2;
+        }
     }
     let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
     if params != names.iter().map(String::as_str).collect::<Vec<_>>() {

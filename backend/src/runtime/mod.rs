@@ -60,14 +60,27 @@ pub use ptxas::{
 /// How many programs of the generated `source` (loaded as `kernel`) run at
 /// once on `gpu`: one a SM, or for a kernel compiled for several blocks
 /// an SM (`occupancy`), as many as the driver says fit, at most that
-/// many. What [`crate::KernelSource::launch_grid`] gives a persistent
-/// kernel.
+/// many; for a kernel launched in thread-block clusters, the clusters
+/// that fit at once times their size (the CTAs of a pair need SMs of one
+/// GPC: `cuOccupancyMaxActiveClusters`). What
+/// [`crate::KernelSource::launch_grid`] gives a persistent kernel.
 pub fn resident_programs(
     gpu: &Gpu,
     kernel: &Kernel,
     source: &crate::KernelSource,
 ) -> Result<u32, RuntimeError> {
     let sms = gpu.sm_count()?;
+    if let Some(cluster) = source.cluster {
+        let size: u32 = cluster.iter().product();
+        let clusters = gpu.max_active_clusters(
+            kernel,
+            cluster,
+            [source.num_threads, 1, 1],
+            source.dyn_smem_bytes,
+        )?;
+        let most = sms.saturating_mul(source.occupancy.max(1)).max(size);
+        return Ok(clusters.saturating_mul(size).clamp(size, most));
+    }
     if source.occupancy <= 1 {
         return Ok(sms);
     }

@@ -1366,6 +1366,7 @@ impl<'a> Lowerer<'a> {
             grid_param: None,
             grid_param_y: None,
             grid_param_z: None,
+            cluster: 1,
             occupancy: 1,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {

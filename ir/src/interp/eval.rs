@@ -983,15 +983,29 @@ impl Interp<'_> {
                 }
                 match data.kind {
                     OpKind::ArefPut => {
-                        let values = (2..ops.len())
+                        let n = self.func.put_values(op).len();
+                        let values = (2..2 + n)
                             .map(|i| operand(i).map(|v| (*v).clone()))
                             .collect::<R<Vec<_>>>()?;
-                        self.host.aref_put(op, aref, index, values)?;
+                        if self.func.put_multicast(op).is_some() {
+                            let multicast = (2 + n..2 + 2 * n)
+                                .map(|i| operand(i).and_then(|v| scalar_int(&v)).map(|b| b != 0))
+                                .collect::<R<Vec<_>>>()?;
+                            self.host
+                                .aref_put_multicast(op, aref, index, values, multicast)?;
+                        } else {
+                            self.host.aref_put(op, aref, index, values)?;
+                        }
                         Ok(vec![])
                     }
                     OpKind::ArefGet => self.host.aref_get(op, aref, index),
                     _ => {
-                        self.host.aref_consumed(op, aref, index)?;
+                        if self.func.consumed_peer(op).is_some() {
+                            let peer = scalar_int(&*operand(2)?)? != 0;
+                            self.host.aref_consumed_paired(op, aref, index, peer)?;
+                        } else {
+                            self.host.aref_consumed(op, aref, index)?;
+                        }
                         Ok(vec![])
                     }
                 }

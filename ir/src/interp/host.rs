@@ -72,6 +72,35 @@ pub trait Host {
         Err(NEEDS_SIMULATOR.into())
     }
 
+    /// `aref.put` in a kernel launched in CTA pairs: `multicast[j]` says
+    /// whether both CTAs copy tile `j` in halves into both CTAs' slots
+    /// (`Function::put_multicast`). A host that runs one program at a
+    /// time has no peer CTA: the slot gets the tiles as a plain put.
+    fn aref_put_multicast(
+        &mut self,
+        op: Op,
+        aref: u32,
+        index: i64,
+        values: Vec<RVal>,
+        _multicast: Vec<bool>,
+    ) -> Result<(), String> {
+        self.aref_put(op, aref, index, values)
+    }
+
+    /// `aref.consumed` in a kernel launched in CTA pairs:
+    /// `peer_has_tile` says whether the peer CTA has a tile this round
+    /// (`Function::consumed_peer`), whose producer then waits for this
+    /// release too.
+    fn aref_consumed_paired(
+        &mut self,
+        op: Op,
+        aref: u32,
+        index: i64,
+        _peer_has_tile: bool,
+    ) -> Result<(), String> {
+        self.aref_consumed(op, aref, index)
+    }
+
     /// `aref.get`: returns one [`RVal::View`] per buffer.
     fn aref_get(&mut self, _op: Op, _aref: u32, _index: i64) -> Result<Vec<RVal>, String> {
         Err(NEEDS_SIMULATOR.into())

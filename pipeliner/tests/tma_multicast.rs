@@ -1,0 +1,66 @@
+//! File tests of `tma_multicast`: every `tma_multicast/<name>.tir`
+//! (warp-specialized tile IR as the pipeliner's other passes leave it)
+//! goes through `tawa_pipeliner::tma_multicast`; the IR (which must
+//! verify and read back identically) and the pass's decision are compared
+//! with the blessed `tma_multicast/<name>.out`. Bless with
+//! `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test tma_multicast`.
+
+mod common;
+
+use std::fs;
+
+use expect_test::expect_file;
+use tawa_ir::{parse_function, verify_function, OpKind};
+use tawa_pipeliner::tma_multicast::tma_multicast;
+use tawa_pipeliner::Schedule;
+
+#[test]
+fn tma_multicast_file_tests() {
+    for path in common::input_files("tma_multicast") {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = fs::read_to_string(&path).unwrap();
+        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
+        let mut schedule = Schedule::default();
+        tma_multicast(&mut func, &mut schedule);
+        let out = common::scheduled_output(&name, &func, &schedule);
+        expect_file![path.with_extension("out")].assert_eq(&out);
+    }
+}
+
+/// Which kernels run in CTA pairs; those that do carry one predicate per
+/// put tile and the peer's state on every release.
+#[test]
+fn which_kernels_pair() {
+    for (name, paired) in [
+        ("matmul_128x256_square", true),
+        ("matmul_mma_pipelined", true),
+        ("batched_3d_grid", true),
+        ("matmul_not_persistent", false),
+        ("matmul_tile_pingpong", false),
+        ("user_persistent", false),
+        ("block_ptr_square", true),
+    ] {
+        let path = common::input_files("tma_multicast")
+            .into_iter()
+            .find(|p| p.file_stem().is_some_and(|s| s == name))
+            .unwrap_or_else(|| panic!("{name}: no such input"));
+        let mut func = parse_function(&fs::read_to_string(&path).unwrap()).unwrap();
+        let applied = tma_multicast(&mut func, &mut Schedule::default());
+        assert_eq!(applied, paired, "{name}");
+        assert_eq!(func.attrs.cluster, if paired { 2 } else { 1 }, "{name}");
+        let (mut puts, mut releases) = (0, 0);
+        func.walk(&mut |op| match func.ops[op].kind {
+            OpKind::ArefPut => {
+                puts += 1;
+                assert_eq!(func.put_multicast(op).is_some(), paired, "{name}");
+            }
+            OpKind::ArefConsumed => {
+                releases += 1;
+                assert_eq!(func.consumed_peer(op).is_some(), paired, "{name}");
+            }
+            _ => {}
+        });
+        assert!(puts > 0 && releases > 0, "{name}");
+    }
+}
