@@ -537,8 +537,8 @@ fn check_tile_pingpong(
 }
 
 /// `--tma-multicast` on the simulator: matmul's TMA cases (and one of 9
-/// tiles, whose last round leaves the rank-1 CTA without a tile) and the
-/// batched GEMM's small cases (rank-reduced 3-D copies) run in
+/// tiles, whose last round leaves the rank-1 CTA without a tile) and
+/// linear's `ragged` case (K-major operands, a grid over x and y) run in
 /// CTA pairs at aref depths 1 to 4, with and without a WGMMA group in
 /// flight: both programs of a pair together, each multicast put writing
 /// its half of a shared tile into both CTAs' slots and each release
@@ -559,11 +559,11 @@ fn tma_multicast() {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
     cases.push(odd);
-    let batched = triton_examples::load("batched_matmul").unwrap();
+    let linear = triton_examples::load("linear").unwrap();
     let runs = cases
         .iter()
         .map(|c| (&ex, c.clone()))
-        .chain(small_cases(&batched).into_iter().map(|c| (&batched, c)));
+        .chain([(&linear, linear.spec.case("ragged").unwrap().clone())]);
     for (ex, case) in runs {
         let case = &case;
         let what = format!("{}/{}", ex.name, case.name);
