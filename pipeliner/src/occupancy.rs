@@ -16,7 +16,11 @@
 //!   which `setmaxnreg` splits between the partitions: the producer keeps
 //!   its budget, the consumer gets the rest, which must cover its peak of
 //!   live tiles ([`consumer_peak_registers`]) plus [`HEADROOM`] registers
-//!   of addresses, descriptors and loop state.
+//!   of addresses, descriptors and loop state;
+//! - the launch share: each thread starts with the block's even share,
+//!   which must hold the widest `wgmma`'s accumulator plus
+//!   [`LAUNCH_HEADROOM`] (a 64x256 fp32 accumulator needs more than two
+//!   blocks of 256 threads leave).
 //!
 //! A kernel with two or more consumer warpgroups keeps one block: its
 //! warpgroups already overlap one another (cooperative halves, ping-pong)
@@ -51,10 +55,10 @@ const SM_REGISTERS: u32 = 65536;
 
 /// Registers ptxas wants at launch beside the accumulator of the widest
 /// `wgmma` (descriptors, addresses): a 64x128 fp32 accumulator (64
-/// registers a thread) needed 90, a 64x256 one (128) 154. Every thread
-/// starts with its block's even share, and ptxas compiles the whole
-/// kernel, the copy partition's view of it too, to fit that share before
-/// any `setmaxnreg`.
+/// registers a thread) needed 90, a 64x256 one (128) 154. The kernel's
+/// register count is the block's even share (`__launch_bounds__`), and
+/// ptxas refuses a kernel whose widest instruction does not fit in it,
+/// whatever a partition's `setmaxnreg` raises it to later.
 pub const LAUNCH_HEADROOM: u32 = 32;
 
 /// Registers a thread of a `threads`-thread block gets when `blocks` of
