@@ -493,15 +493,7 @@ fn plan(func: &Function, l: Op, d1: Op, d2: Op) -> Result<Plan, String> {
 /// D1's result (32-bit), D2's accumulator, and the tiles stage 2 takes
 /// from stage 1, each spread over the partition's threads.
 fn register_estimate(func: &Function, plan: &Plan, warps: u32) -> u32 {
-    let threads = (warps * 32).max(1);
-    let regs = |ty: &Type| -> u32 {
-        let Type::Tensor { shape, elem } = ty else {
-            return 0;
-        };
-        let bytes = elem.scalar().map_or(4, |s| s.byte_size().max(1));
-        let n: u32 = shape.iter().product();
-        (n * bytes).div_ceil(4 * threads)
-    };
+    let regs = |ty: &Type| crate::tile_registers(ty, warps * 32);
     let mut total = regs(func.ty(func.ops[plan.d1].results[0]));
     total += regs(func.ty(func.ops[plan.d2].results[0]));
     for &v in &plan.crossing {

@@ -152,6 +152,29 @@ impl Default for PipelineOptions {
     }
 }
 
+/// The `ws` ops of `func`, in program order.
+pub(crate) fn ws_ops(func: &Function) -> Vec<tawa_ir::function::Op> {
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::WarpSpecialize { .. }) {
+            found.push(op);
+        }
+    });
+    found
+}
+
+/// 32-bit registers each of `threads` threads holds of a tile of type
+/// `ty` spread evenly over them (sub-word elements packed); 0 for a
+/// scalar. What the pipeliner's register estimates add up.
+pub(crate) fn tile_registers(ty: &tawa_ir::Type, threads: u32) -> u32 {
+    let tawa_ir::Type::Tensor { shape, elem } = ty else {
+        return 0;
+    };
+    let bytes = elem.scalar().map_or(4, |s| s.byte_size().max(1));
+    let n: u32 = shape.iter().product();
+    (n * bytes).div_ceil(4 * threads.max(1))
+}
+
 /// The decisions of one [`pipeline`] run, in the order taken.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Schedule {

@@ -68,17 +68,6 @@ fn block_share(threads: u32, blocks: u32) -> u32 {
     ((SM_REGISTERS / (threads * blocks).max(1)).min(255) / 8) * 8
 }
 
-/// The `ws` op of `func`, if any.
-fn ws_op(func: &Function) -> Option<Op> {
-    let mut found = None;
-    func.walk(&mut |op| {
-        if found.is_none() && matches!(func.ops[op].kind, OpKind::WarpSpecialize { .. }) {
-            found = Some(op);
-        }
-    });
-    found
-}
-
 /// Decides `func.attrs.occupancy` (module docs). `smem_bytes` is the
 /// kernel's shared memory at the ring depths chosen (`None`: unknown, and
 /// one block is kept unless asked); `asked` is `--occupancy`.
@@ -88,7 +77,7 @@ pub fn choose_occupancy(
     asked: Option<u32>,
     schedule: &mut Schedule,
 ) -> Result<(), PipelineError> {
-    let Some(ws) = ws_op(func) else {
+    let Some(&ws) = crate::ws_ops(func).first() else {
         if let Some(n) = asked.filter(|&n| n != 1) {
             return Err(PipelineError {
                 loc: Loc::UNKNOWN,
@@ -251,8 +240,11 @@ fn widest_mma_registers(func: &Function) -> u32 {
         if let Some(&r) = data.results.first() {
             if let Type::Tensor { shape, elem } = func.ty(r) {
                 let n = shape.last().copied().unwrap_or(0).min(256);
-                let bytes = elem.scalar().map_or(4, |s| s.byte_size().max(1));
-                widest = widest.max((64 * n * bytes).div_ceil(4 * 128));
+                let instr = Type::Tensor {
+                    shape: vec![64, n],
+                    elem: *elem,
+                };
+                widest = widest.max(crate::tile_registers(&instr, 128));
             }
         }
     });
@@ -365,14 +357,7 @@ pub fn consumer_peak_registers(func: &Function, region: Block, threads: u32) -> 
         let e = w.end.entry(v).or_insert(until);
         *e = (*e).max(until);
     }
-    let regs = |v: Value| -> u32 {
-        let Type::Tensor { shape, elem } = func.ty(v) else {
-            return 0;
-        };
-        let bytes = elem.scalar().map_or(4, |s| s.byte_size().max(1));
-        let n: u32 = shape.iter().product();
-        (n * bytes).div_ceil(4 * threads.max(1))
-    };
+    let regs = |v: Value| crate::tile_registers(func.ty(v), threads);
     // A sweep over the live intervals.
     let mut events: Vec<(u32, i64)> = Vec::new();
     for (&v, &d) in &w.def {

@@ -177,12 +177,7 @@ type Refusal = (tawa_ir::Loc, String);
 
 fn plan(func: &Function) -> Result<Plan, Refusal> {
     let unknown = tawa_ir::Loc::UNKNOWN;
-    let mut wss = Vec::new();
-    func.walk(&mut |op| {
-        if matches!(func.ops[op].kind, OpKind::WarpSpecialize { .. }) {
-            wss.push(op);
-        }
-    });
+    let wss = crate::ws_ops(func);
     let [ws] = wss.as_slice() else {
         return Err((
             unknown,
