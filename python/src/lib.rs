@@ -89,8 +89,10 @@ struct Kernel {
     args: Vec<(String, ArgKind)>,
     /// One per kernel parameter.
     slots: Vec<Slot>,
-    /// The module loaded per device ordinal.
-    loaded: Mutex<HashMap<usize, Arc<runtime::Kernel>>>,
+    /// The module loaded per device ordinal, with the programs that run at
+    /// once there (`runtime::resident_programs`, a driver query asked
+    /// once per device rather than at every launch).
+    loaded: Mutex<HashMap<usize, (Arc<runtime::Kernel>, u32)>>,
     /// The workspace of the tensor maps the kernel builds on the device,
     /// per device ordinal and stream: launches on one stream run in
     /// order, so they can share it; launches on two streams may overlap,
@@ -361,7 +363,7 @@ impl Kernel {
             .collect();
         let address = |name: &str| pointers.iter().find(|(n, _)| *n == name).map(|&(_, a)| a);
         let gpu = gpu(device).map_err(LaunchError::new_err)?;
-        let loaded = self.load(&gpu)?;
+        let (loaded, resident) = self.load(&gpu)?;
         // Tensor-map extents taken from the grid are the grid asked for
         // (the tiles a persistent kernel walks), as in the `run` harness.
         let mut workspaces = self
@@ -372,11 +374,7 @@ impl Kernel {
         let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address, workspace)
             .map_err(PyValueError::new_err)?;
         let grid = match self.source.grid_param {
-            Some(_) => self.source.launch_grid(
-                grid,
-                runtime::resident_programs(&gpu, &loaded, &self.source)
-                    .map_err(|e| LaunchError::new_err(e.to_string()))?,
-            ),
+            Some(_) => self.source.launch_grid(grid, resident),
             None => grid,
         };
         let cfg = launch::launch_config(&self.source, grid);
@@ -404,13 +402,13 @@ impl Kernel {
 }
 
 impl Kernel {
-    fn load(&self, gpu: &Gpu) -> PyResult<Arc<runtime::Kernel>> {
+    fn load(&self, gpu: &Gpu) -> PyResult<(Arc<runtime::Kernel>, u32)> {
         let mut loaded = self
             .loaded
             .lock()
             .map_err(|_| LaunchError::new_err("the module table is poisoned"))?;
-        if let Some(k) = loaded.get(&gpu.ordinal()) {
-            return Ok(k.clone());
+        if let Some((k, resident)) = loaded.get(&gpu.ordinal()) {
+            return Ok((k.clone(), *resident));
         }
         if self.compiled.cubin.is_empty() {
             return Err(LaunchError::new_err(format!(
@@ -422,8 +420,10 @@ impl Kernel {
             gpu.load(&self.compiled, &self.source.symbol)
                 .map_err(|e| LaunchError::new_err(e.to_string()))?,
         );
-        loaded.insert(gpu.ordinal(), k.clone());
-        Ok(k)
+        let resident = runtime::resident_programs(gpu, &k, &self.source)
+            .map_err(|e| LaunchError::new_err(e.to_string()))?;
+        loaded.insert(gpu.ordinal(), (k.clone(), resident));
+        Ok((k, resident))
     }
 }
 
