@@ -264,6 +264,18 @@ pub struct PipelineFlags {
     /// ablation baseline.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32))]
     pub occupancy: Option<u32>,
+
+    /// Split each slot of a GEMM's aref ring in N parts along K: N times
+    /// the slots, each a part of a K step (the same shared memory), the
+    /// loops copying and multiplying a part an iteration, so that a WGMMA
+    /// group kept in flight holds a part of a step, not a whole one. By
+    /// default a ring of 2 to 4 slots that fill shared memory, read by two
+    /// consumer warpgroups, splits in 2 (and its loop keeps 1 group in
+    /// flight: the 128x256x64 GEMM); `--slot-split
+    /// 1` keeps every slot whole (the ablation baseline). `--explain` says
+    /// which rings split, or why not.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub slot_split: Option<u32>,
 }
 
 impl PipelineFlags {
@@ -280,6 +292,7 @@ impl PipelineFlags {
             per_tile_copies: !self.no_per_tile_copies,
             tma_multicast: self.tma_multicast,
             occupancy: self.occupancy,
+            slot_split: self.slot_split,
         }
     }
 }

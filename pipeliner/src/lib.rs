@@ -19,6 +19,12 @@
 //! interpreter's on the plain kernel, no deadlock, and no slot released
 //! while a group reading it is in flight.
 //!
+//! - [`slot_split`]: a GEMM ring's slots hold parts of a K step (N times
+//!   the slots, the same bytes), so that a group kept in flight holds a
+//!   part of a step; by default halves for two consumer warpgroups
+//!   reading a ring that fills shared memory, whose loop then keeps one
+//!   group in flight (`--slot-split N`).
+//!
 //! - [`coarse_pipeline`]: FlashAttention-3's intra-warpgroup overlap. A
 //!   consumer loop whose first `dot` feeds, through a chain of
 //!   elementwise ops and reductions, a second `dot` accumulating across
@@ -64,6 +70,7 @@ pub mod mma_pipeline;
 pub mod occupancy;
 pub mod persistent;
 pub mod pingpong;
+pub mod slot_split;
 pub mod software_pipeline;
 pub mod tile_pingpong;
 pub mod tma_multicast;
@@ -132,6 +139,9 @@ pub struct PipelineOptions {
     /// Blocks of a warp-specialized kernel an SM is to hold
     /// (`--occupancy`); `None` lets [`occupancy`] decide.
     pub occupancy: Option<u32>,
+    /// Parts each slot of a GEMM's ring holds of a K step
+    /// (`--slot-split`); `None` lets [`slot_split`] decide.
+    pub slot_split: Option<u32>,
 }
 
 impl Default for PipelineOptions {
@@ -148,6 +158,7 @@ impl Default for PipelineOptions {
             per_tile_copies: true,
             tma_multicast: false,
             occupancy: None,
+            slot_split: None,
         }
     }
 }
@@ -225,7 +236,8 @@ impl std::error::Error for PipelineError {}
 
 /// Runs the pipeliner's passes over warp-specialized `func` in place:
 /// aref depths first (MMA pipelining needs a ring deeper than the groups
-/// it keeps in flight), then MMA pipelining, then coarse pipelining of
+/// it keeps in flight), then slot splitting (of the depths chosen), then
+/// MMA pipelining, then coarse pipelining of
 /// the loops MMA pipelining left synchronous. `smem` describes what each
 /// ring slot costs in shared memory; `None` when unknown (no cap).
 pub fn pipeline(
@@ -241,21 +253,25 @@ pub fn pipeline(
         aref_depth::Slack::ConsumerSlot,
         &mut schedule,
     )?;
+    // Shared memory is measured with whole slots; splitting them keeps
+    // the bytes.
+    let smem_bytes = smem.and_then(|m| {
+        let depth = aref_depth::streaming_depth(func)?;
+        u32::try_from(m.bytes(depth)?).ok()
+    });
+    let max_depth = smem.map(SmemModel::max_depth);
+    let split = slot_split::slot_split(func, opts.slot_split, max_depth, &mut schedule);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
         None => mma_pipeline::MmaDepth::PerPartition,
     };
-    mma_pipeline::pipeline_mmas(func, mma_depth, &mut schedule);
+    mma_pipeline::pipeline_mmas(func, mma_depth, &split, &mut schedule);
     if opts.coarse_pipeline {
         coarse_pipeline::coarse_pipeline(func, &mut schedule);
     }
     if opts.pingpong {
         pingpong::pingpong(func, &mut schedule);
     }
-    let smem_bytes = smem.and_then(|m| {
-        let depth = aref_depth::streaming_depth(func)?;
-        u32::try_from(m.bytes(depth)?).ok()
-    });
     occupancy::choose_occupancy(func, smem_bytes, opts.occupancy, &mut schedule)?;
     if opts.tma_multicast {
         tma_multicast::tma_multicast(func, &mut schedule);
@@ -335,7 +351,7 @@ pub fn pipeline_without_ws(
         Some(_) => mma_pipeline::MmaDepth::Asked(mma_depth),
         None => mma_pipeline::MmaDepth::NoWsDefault,
     };
-    mma_pipeline::pipeline_mmas(func, how, &mut schedule);
+    mma_pipeline::pipeline_mmas(func, how, &[], &mut schedule);
     Ok(Pipelined::Yes(schedule))
 }
 

@@ -89,8 +89,16 @@ pub enum MmaDepth {
 }
 
 /// MMA-pipelines every consumer loop of every `ws` partition with
-/// `mma_depth` groups in flight, noting each decision.
-pub fn pipeline_mmas(func: &mut Function, mma_depth: MmaDepth, schedule: &mut Schedule) {
+/// `mma_depth` groups in flight, noting each decision. Loops over the
+/// rings of `split` (their slots hold parts of a K step,
+/// [`crate::slot_split`]) keep 1 group in flight by default, whatever
+/// their partition: a part's group is what the split is for.
+pub fn pipeline_mmas(
+    func: &mut Function,
+    mma_depth: MmaDepth,
+    split: &[Value],
+    schedule: &mut Schedule,
+) {
     let mut loops = Vec::new();
     func.walk(&mut |op| {
         if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
@@ -117,6 +125,10 @@ pub fn pipeline_mmas(func: &mut Function, mma_depth: MmaDepth, schedule: &mut Sc
             Ok(None) => {}
             Err(why) => schedule.note(loc, format!("loop: no MMA pipelining: {why}")),
             Ok(Some(c)) => {
+                let depth = match mma_depth {
+                    MmaDepth::PerPartition if split.contains(&c.ring) => 1,
+                    _ => depth,
+                };
                 let p = depth.min(c.ring_depth - 1);
                 if p == 0 {
                     let why = match mma_depth {

@@ -1,0 +1,663 @@
+//! `slot_split`: each slot of a GEMM's ring holds a part of a K step.
+//!
+//! A cooperative consumer (two warpgroups splitting each tile's rows)
+//! releases a slot only after the WGMMA groups reading it retire. With no
+//! group kept in flight the tensor core idles while both warpgroups wait
+//! for their groups and issue the next ones; with one in flight
+//! ([`crate::mma_pipeline`]) the consumer holds two slots, and a ring of
+//! four 48 KiB slots (the 128x256x64 GEMM, all that fits in shared
+//! memory) keeps the producer only two K steps ahead instead of three.
+//! Splitting every slot in `f` along K keeps both: the ring has `f` times
+//! the slots, each `1/f` of the bytes (the same shared memory), the loops
+//! run `f` times the iterations, each copying and multiplying `1/f` of a
+//! K step, and one group in flight holds only `1/f` of a step beside the
+//! slot being read. On the H100 the 128x256x64 GEMM at 8192^3 ran about
+//! 3% faster against cuBLAS with halves and one group in flight than
+//! whole slots with none (`bench/RESULTS.md`).
+//!
+//! ```text
+//! producer:                                consumer:
+//! for %kt = %lb to %ub step %s {           for %kt = %lb to %ub step %s iter_args(%acc_2 = ..) {
+//!   %a = desc_load %da, %m, 64*%kt           %a, %b = aref.get %ring, %i
+//!   %b = desc_load %db, 64*%kt, %n           %acc_3 = dot %a, %b, %acc_2
+//!   aref.put %ring, %i, %a, %b               aref.consumed %ring, %i
+//! }                                        }
+//! ```
+//!
+//! becomes, for `f = 2` (`%j` the new induction variable, `%kt` computed
+//! from it as `%lb + (%j / 2) * %s` and `%h = %j % 2`):
+//!
+//! ```text
+//! for %j = 0 to 2 * trips step 1 {         for %j = 0 to 2 * trips step 1 iter_args(..) {
+//!   %a = desc_load %da', %m, 64*%kt + 32*%h  %a, %b = aref.get %ring, %i   // 128x32, 32x256
+//!   %b = desc_load %db', 64*%kt + 32*%h, %n  %acc_3 = dot %a, %b, %acc_2
+//!   aref.put %ring, %i, %a, %b               aref.consumed %ring, %i
+//! }                                        }
+//! ```
+//!
+//! with descriptors `%da'`, `%db'` of the split boxes and the ring
+//! `aref<2D x (tensor<128x32>, tensor<32x256>)>`. Each part accumulates
+//! into the same accumulator in K order, so the sums are the same; a copy
+//! past the tensor's K extent reads zeros (TMA), as the whole box's did.
+//!
+//! A ring splits when its one `aref.put` sits in a loop and takes tiles
+//! straight from `desc_load`s of kernel-built descriptors (not a host
+//! descriptor, whose box the launch fixes), its one `aref.get` and
+//! `aref.consumed` sit in another loop, and the slot's tiles are read
+//! only as the operands of `dot`s both of whose operands come from the
+//! slot (the K axis of each tile is then known: the last of a left
+//! operand, the first of a right one). Each part's K must be a whole
+//! number of 32-byte chunks and at least 64 bytes (a TMA box row that
+//! keeps a 64-byte swizzle, and whole WGMMA K steps).
+//!
+//! By default a ring splits in halves where its consumer is two or more
+//! warpgroups (one warpgroup's loops keep a group in flight whole slots
+//! and all) and its depth is 2 to 4 and as deep as shared memory allows
+//! (a ring that can deepen keeps its lead with a group in flight by
+//! growing, and deeper rings lose less to one; a ring of one slot is
+//! `num_stages 1`, no copy ahead, which the ablations keep as it is);
+//! `--slot-split N` asks for `N` parts wherever the ring qualifies,
+//! `--slot-split 1` for none.
+
+use tawa_ir::function::{Block, Op, Value};
+use tawa_ir::{BinaryOp, ConstValue, Function, OpKind, Type};
+
+use crate::aref_depth::one_slot_rings;
+use crate::Schedule;
+
+/// Rings of at most this many slots split by default (module docs).
+pub const DEFAULT_MAX_DEPTH: u32 = 4;
+
+/// The parts a slot splits into by default.
+pub const DEFAULT_PARTS: u32 = 2;
+
+/// A ring that can split, and where.
+struct Candidate {
+    ring: Value,
+    producer_loop: Op,
+    consumer_loop: Op,
+    /// Per buffer of the ring: its K axis, the `desc_load` filling it and
+    /// the K axis of that load's descriptor (a copy may drop size-1 boxes
+    /// dimensions: a batched GEMM's `[1, 128, 64]` box fills a 128x64
+    /// tile).
+    buffers: Vec<(usize, Op, usize)>,
+    /// Warps of the partition holding the consumer loop.
+    consumer_warps: u32,
+    depth: u32,
+}
+
+/// Splits the slots of every ring that qualifies (module docs): into
+/// `asked` parts where given, else into [`DEFAULT_PARTS`] where the
+/// default policy holds. Returns the rings split.
+///
+/// `max_depth` is the deepest ring shared memory holds (`None` when
+/// unknown): by default only a ring already that deep splits.
+pub fn slot_split(
+    func: &mut Function,
+    asked: Option<u32>,
+    max_depth: Option<u32>,
+    schedule: &mut Schedule,
+) -> Vec<Value> {
+    let mut split = Vec::new();
+    for (create, ring) in rings(func) {
+        let loc = func.ops[create].loc;
+        let name = func.values[ring]
+            .name
+            .clone()
+            .unwrap_or_else(|| "ring".into());
+        let c = match candidate(func, ring) {
+            Ok(c) => c,
+            Err(why) => {
+                if asked.is_some_and(|n| n > 1) {
+                    schedule.note(loc, format!("aref %{name}: slots kept whole: {why}"));
+                }
+                continue;
+            }
+        };
+        let parts = match asked {
+            Some(n) => n,
+            None if c.consumer_warps >= 8
+                && (2..=DEFAULT_MAX_DEPTH).contains(&c.depth)
+                && max_depth.is_some_and(|m| c.depth >= m) =>
+            {
+                DEFAULT_PARTS
+            }
+            None => continue,
+        };
+        if parts <= 1 {
+            continue;
+        }
+        if let Err(why) = check_parts(func, &c, parts) {
+            schedule.note(loc, format!("aref %{name}: slots kept whole: {why}"));
+            continue;
+        }
+        apply(func, &c, parts);
+        let Type::Aref { depth, .. } = func.ty(ring) else {
+            unreachable!("a candidate ring is an aref")
+        };
+        let why = if asked.is_some() {
+            format!("--slot-split {parts}")
+        } else {
+            format!(
+                "the default for a consumer of {} warpgroups and a ring of {} slots that fill \
+                 shared memory: one WGMMA group in flight then holds 1/{parts} of a K step, not \
+                 a whole one",
+                c.consumer_warps / 4,
+                c.depth
+            )
+        };
+        schedule.note(
+            loc,
+            format!(
+                "aref %{name}: each slot split in {parts} along K ({why}): {depth} slots of \
+                 1/{parts} of a K step, the loops running {parts} iterations a step"
+            ),
+        );
+        split.push(ring);
+    }
+    split
+}
+
+/// The streaming rings of `func` (not the one-slot ones), with their
+/// `aref.create`s.
+fn rings(func: &Function) -> Vec<(Op, Value)> {
+    let one_slot = one_slot_rings(func);
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, OpKind::ArefCreate) {
+            let ring = func.ops[op].results[0];
+            if !one_slot.contains(&ring) {
+                found.push((op, ring));
+            }
+        }
+    });
+    found
+}
+
+/// The ops of `func` using `v`, each with the operand position.
+fn uses(func: &Function, v: Value) -> Vec<(Op, usize)> {
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        for (i, &o) in func.ops[op].operands.iter().enumerate() {
+            if o == v {
+                found.push((op, i));
+            }
+        }
+    });
+    found
+}
+
+/// The `for` op whose body block directly holds `op`.
+fn enclosing_loop(func: &Function, op: Op) -> Option<(Op, Block)> {
+    let block = func.block_of(op)?;
+    let parent = func.blocks[block].parent?;
+    matches!(func.ops[parent].kind, OpKind::For(_)).then_some((parent, block))
+}
+
+fn const_int(func: &Function, v: Value) -> Option<i64> {
+    match func.ops[func.def_op(v)?].kind {
+        OpKind::Constant(ConstValue::Int(c)) => Some(c),
+        _ => None,
+    }
+}
+
+fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
+    let Type::Aref { depth, buffers } = func.ty(ring).clone() else {
+        return Err("internal: aref.create of a non-aref".into());
+    };
+    let ring_uses = uses(func, ring);
+    let of = |k: fn(&OpKind) -> bool| -> Vec<Op> {
+        ring_uses
+            .iter()
+            .filter(|(o, i)| *i == 0 && k(&func.ops[*o].kind))
+            .map(|(o, _)| *o)
+            .collect()
+    };
+    let puts = of(|k| matches!(k, OpKind::ArefPut));
+    let gets = of(|k| matches!(k, OpKind::ArefGet));
+    let releases = of(|k| matches!(k, OpKind::ArefConsumed));
+    let ([put], [get], [consumed]) = (puts.as_slice(), gets.as_slice(), releases.as_slice()) else {
+        return Err("the ring is not put, got and released once each".into());
+    };
+    let (producer_loop, _) =
+        enclosing_loop(func, *put).ok_or("the ring is not put in a loop's body")?;
+    let (consumer_loop, body) =
+        enclosing_loop(func, *get).ok_or("the ring is not got in a loop's body")?;
+    if func.block_of(*consumed) != Some(body) {
+        return Err("the slot is released outside the loop that gets it".into());
+    }
+    for l in [producer_loop, consumer_loop] {
+        match const_int(func, func.ops[l].operands[2]) {
+            Some(s) if s > 0 => {}
+            _ => return Err("a loop's step is not a positive constant".into()),
+        }
+    }
+    if func.ops[*consumed].operands[1] != func.ops[*get].operands[1] {
+        return Err("the slot is released by another index than it was got with".into());
+    }
+    for (op, l) in [(*put, producer_loop), (*get, consumer_loop)] {
+        if !counts_iterations(func, l, func.ops[op].operands[1]) {
+            return Err(
+                "a slot index is carried by the loop but not advanced by 1 an iteration".into(),
+            );
+        }
+    }
+
+    // The K axis of each buffer, from the dots reading it.
+    let results = func.ops[*get].results.clone();
+    let mut axes = Vec::new();
+    for &r in &results {
+        let mut axis = None;
+        for (user, pos) in uses(func, r) {
+            let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
+                && func.ops[user].operands[..2]
+                    .iter()
+                    .all(|v| results.contains(v));
+            let this = match pos {
+                0 if both_from_slot => 1,
+                1 if both_from_slot => 0,
+                _ => {
+                    return Err(format!(
+                        "a tile of the slot is read by `{}`, not only as an operand of dots \
+                         whose operands both come from the slot",
+                        tawa_ir::printer::op_name(&func.ops[user].kind)
+                    ))
+                }
+            };
+            if axis.is_some_and(|a| a != this) {
+                return Err("a tile of the slot is both a left and a right dot operand".into());
+            }
+            axis = Some(this);
+        }
+        axes.push(axis.ok_or("a tile of the slot is not read by a dot")?);
+    }
+
+    // The desc_load filling each buffer.
+    let mut filled = Vec::new();
+    for (b, (&axis, ty)) in axes.iter().zip(&buffers).enumerate() {
+        let v = func.ops[*put].operands[2 + b];
+        let load = func
+            .def_op(v)
+            .filter(|&o| matches!(func.ops[o].kind, OpKind::DescLoad))
+            .ok_or("a tile put in the slot is not a descriptor load (a TMA copy)")?;
+        if uses(func, v).len() != 1 {
+            return Err("a copied tile is used besides the put".into());
+        }
+        let desc = func.ops[load].operands[0];
+        let made = func
+            .def_op(desc)
+            .is_some_and(|o| matches!(func.ops[o].kind, OpKind::MakeTensorDesc));
+        if !made {
+            return Err("a copy reads a descriptor the host built (its box is fixed)".into());
+        }
+        if ty.shape().len() != 2 || func.ty(v) != ty {
+            return Err("a copied tile is not the slot's 2-D buffer".into());
+        }
+        let Type::TensorDesc { block, .. } = func.ty(desc) else {
+            return Err("internal: a desc_load of a non-descriptor".into());
+        };
+        let desc_axis = descriptor_axis(block, ty.shape(), axis)
+            .ok_or("a copy's box is not the tile with size-1 dimensions added")?;
+        filled.push((axis, load, desc_axis));
+    }
+    let consumer_warps = partition_warps(func, consumer_loop).unwrap_or(0);
+    Ok(Candidate {
+        ring,
+        producer_loop,
+        consumer_loop,
+        buffers: filled,
+        consumer_warps,
+        depth,
+    })
+}
+
+/// Whether `index`, a ring's slot index in `the_loop`, is either
+/// computed in the iteration or carried and advanced by 1 an iteration
+/// (the forms [`index_parts`] knows).
+fn counts_iterations(func: &Function, the_loop: Op, index: Value) -> bool {
+    let body = func.ops[the_loop].regions[0];
+    let args = &func.blocks[body].args;
+    let Some(p) = args.iter().position(|&a| a == index) else {
+        return true;
+    };
+    if p == 0 {
+        return true; // the induction variable itself: computed from the step
+    }
+    let Some(&yield_op) = func.blocks[body].ops.last() else {
+        return false;
+    };
+    let Some(&next) = func.ops[yield_op].operands.get(p - 1) else {
+        return false;
+    };
+    let Some(add) = func.def_op(next) else {
+        return false;
+    };
+    let data = &func.ops[add];
+    matches!(data.kind, OpKind::Binary(BinaryOp::Add))
+        && (data.operands == [index, data.operands[1]]
+            && const_int(func, data.operands[1]) == Some(1)
+            || data.operands == [data.operands[0], index]
+                && const_int(func, data.operands[0]) == Some(1))
+}
+
+/// The axis of descriptor box `block` that is axis `axis` of `tile`:
+/// the same when the ranks agree, else counting only the box's
+/// dimensions other than 1 (those the copy drops).
+fn descriptor_axis(block: &[u32], tile: &[u32], axis: usize) -> Option<usize> {
+    if block.len() == tile.len() {
+        return (block == tile).then_some(axis);
+    }
+    let kept: Vec<usize> = (0..block.len()).filter(|&d| block[d] != 1).collect();
+    let same = kept.len() == tile.len() && kept.iter().zip(tile).all(|(&d, &t)| block[d] == t);
+    same.then(|| kept[axis])
+}
+
+/// Warps of the `ws` partition holding `op`.
+fn partition_warps(func: &Function, op: Op) -> Option<u32> {
+    let mut cur = op;
+    loop {
+        let block = func.block_of(cur)?;
+        let parent = func.blocks[block].parent?;
+        if let OpKind::WarpSpecialize { partitions } = &func.ops[parent].kind {
+            let i = func.ops[parent].regions.iter().position(|&r| r == block)?;
+            return Some(partitions[i].num_warps);
+        }
+        cur = parent;
+    }
+}
+
+/// Whether each buffer's K splits in `parts` (module docs).
+fn check_parts(func: &Function, c: &Candidate, parts: u32) -> Result<(), String> {
+    let Type::Aref { buffers, .. } = func.ty(c.ring) else {
+        return Err("internal: not an aref".into());
+    };
+    for ((axis, _, _), ty) in c.buffers.iter().zip(buffers) {
+        let k = ty.shape()[*axis];
+        let elem = ty.scalar_type().map_or(4, |s| s.byte_size()).max(1);
+        if k % parts != 0 {
+            return Err(format!("K = {k} of a tile does not split in {parts}"));
+        }
+        let part_bytes = k / parts * elem;
+        if part_bytes % 32 != 0 || part_bytes < 64 {
+            return Err(format!(
+                "1/{parts} of a tile's K ({} elements, {part_bytes} bytes) is not a whole \
+                 number of 32-byte chunks of at least 64 bytes",
+                k / parts
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn apply(func: &mut Function, c: &Candidate, parts: u32) {
+    // The ring: `parts` times the slots, each 1/parts of K.
+    if let Type::Aref { depth, buffers } = &mut func.values[c.ring].ty {
+        *depth *= parts;
+        for ((axis, _, _), ty) in c.buffers.iter().zip(buffers.iter_mut()) {
+            if let Type::Tensor { shape, .. } = ty {
+                shape[*axis] /= parts;
+            }
+        }
+    }
+    let Type::Aref { buffers, .. } = func.ty(c.ring).clone() else {
+        unreachable!()
+    };
+    // The consumer's views of the slot.
+    let get = uses(func, c.ring)
+        .into_iter()
+        .find(|(o, i)| *i == 0 && matches!(func.ops[*o].kind, OpKind::ArefGet))
+        .map(|(o, _)| o)
+        .expect("the candidate's get");
+    for (k, ty) in buffers.iter().enumerate() {
+        let r = func.ops[get].results[k];
+        func.values[r].ty = ty.clone();
+    }
+
+    let part_of_producer = split_loop(func, c.producer_loop, parts);
+    let part_of_consumer = split_loop(func, c.consumer_loop, parts);
+    index_parts(func, c.ring, c.producer_loop, part_of_producer, parts);
+    index_parts(func, c.ring, c.consumer_loop, part_of_consumer, parts);
+
+    // Each copy: a descriptor of the part's box, and the part's K offset.
+    for (b, &(_, load, axis)) in c.buffers.iter().enumerate() {
+        let ty = buffers[b].clone();
+        let desc = func.ops[load].operands[0];
+        let made = func.def_op(desc).expect("a kernel-built descriptor");
+        let Type::TensorDesc { elem, mut block } = func.ty(desc).clone() else {
+            unreachable!("a desc_load reads a descriptor")
+        };
+        block[axis] /= parts;
+        let part_desc = Type::TensorDesc { elem, block };
+        let block = func.block_of(made).expect("placed");
+        let at = crate::mma_pipeline::position(func, block, made) + 1;
+        let operands = func.ops[made].operands.clone();
+        let loc = func.ops[made].loc;
+        let new_desc = func.insert_op(
+            block,
+            at,
+            OpKind::MakeTensorDesc,
+            operands,
+            vec![part_desc],
+            vec![],
+            loc,
+        );
+        let new_desc = func.ops[new_desc].results[0];
+        let part_desc_ty = func.ty(new_desc).clone();
+        func.ops[load].operands[0] = new_desc;
+        // The whole box's descriptor, read by nothing else now, would
+        // still be encoded and passed to the kernel.
+        if uses(func, desc).is_empty() {
+            let at = crate::mma_pipeline::position(func, block, made);
+            func.blocks[block].ops.remove(at);
+        }
+        let out = func.ops[load].results[0];
+        func.values[out].ty = ty.clone();
+
+        // offset[axis] + part * (K / parts)
+        let coord = func.ops[load].operands[1 + axis];
+        let coord_ty = func.ty(coord).clone();
+        let body = func.block_of(load).expect("placed");
+        let at = crate::mma_pipeline::position(func, body, load);
+        let loc = func.ops[load].loc;
+        let part = cast_to(func, body, at, part_of_producer, &coord_ty, loc);
+        let at = crate::mma_pipeline::position(func, body, load);
+        let Type::TensorDesc { block, .. } = &part_desc_ty else {
+            unreachable!()
+        };
+        let width = i64::from(block[axis]);
+        let width = func.insert_op(
+            body,
+            at,
+            OpKind::Constant(ConstValue::Int(width)),
+            vec![],
+            vec![coord_ty.clone()],
+            vec![],
+            loc,
+        );
+        let width = func.ops[width].results[0];
+        let off = func.insert_op(
+            body,
+            at + 1,
+            OpKind::Binary(BinaryOp::Mul),
+            vec![part, width],
+            vec![coord_ty.clone()],
+            vec![],
+            loc,
+        );
+        let off = func.ops[off].results[0];
+        let sum = func.insert_op(
+            body,
+            at + 2,
+            OpKind::Binary(BinaryOp::Add),
+            vec![coord, off],
+            vec![coord_ty],
+            vec![],
+            loc,
+        );
+        func.ops[load].operands[1 + axis] = func.ops[sum].results[0];
+    }
+}
+
+/// Makes the ring's slot indices in `the_loop` (split by [`split_loop`])
+/// count parts. An index the loop carries (a counter the iteration
+/// advances) counts iterations, which are parts now; any other was
+/// computed from the step (the loop's old induction variable, now the
+/// step index) and becomes `index * parts + part`, the same in the
+/// producer's loop and the consumer's, consecutive as before.
+fn index_parts(func: &mut Function, ring: Value, the_loop: Op, part: Value, parts: u32) {
+    let body = func.ops[the_loop].regions[0];
+    let ops: Vec<Op> = func.blocks[body]
+        .ops
+        .iter()
+        .copied()
+        .filter(|&o| {
+            matches!(
+                func.ops[o].kind,
+                OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
+            ) && func.ops[o].operands[0] == ring
+        })
+        .collect();
+    let mut rewritten: Vec<(Value, Value)> = Vec::new();
+    for op in ops {
+        let index = func.ops[op].operands[1];
+        if func.blocks[body].args.contains(&index) {
+            continue;
+        }
+        if let Some(&(_, new)) = rewritten.iter().find(|(old, _)| *old == index) {
+            func.ops[op].operands[1] = new;
+            continue;
+        }
+        let ty = func.ty(index).clone();
+        let loc = func.ops[op].loc;
+        let mut at = crate::mma_pipeline::position(func, body, op);
+        let part = cast_to(func, body, at, part, &ty, loc);
+        at = crate::mma_pipeline::position(func, body, op);
+        let parts_v = insert_value(func, body, &mut at, int(i64::from(parts)), vec![], &ty, loc);
+        let scaled = insert_value(
+            func,
+            body,
+            &mut at,
+            binary(BinaryOp::Mul),
+            vec![index, parts_v],
+            &ty,
+            loc,
+        );
+        let new = insert_value(
+            func,
+            body,
+            &mut at,
+            binary(BinaryOp::Add),
+            vec![scaled, part],
+            &ty,
+            loc,
+        );
+        func.ops[op].operands[1] = new;
+        rewritten.push((index, new));
+    }
+}
+
+/// `v` as a value of type `ty`, inserted at `at` in `block` (a cast when
+/// the types differ).
+fn cast_to(
+    func: &mut Function,
+    block: Block,
+    at: usize,
+    v: Value,
+    ty: &Type,
+    loc: tawa_ir::Loc,
+) -> Value {
+    if func.ty(v) == ty {
+        return v;
+    }
+    let cast = func.insert_op(
+        block,
+        at,
+        OpKind::Cast {
+            rounding: Default::default(),
+        },
+        vec![v],
+        vec![ty.clone()],
+        vec![],
+        loc,
+    );
+    func.ops[cast].results[0]
+}
+
+/// Inserts a one-result op of type `ty` at `*at` in `block`, advancing
+/// `*at`; returns the result.
+fn insert_value(
+    func: &mut Function,
+    block: Block,
+    at: &mut usize,
+    kind: OpKind,
+    operands: Vec<Value>,
+    ty: &Type,
+    loc: tawa_ir::Loc,
+) -> Value {
+    let op = func.insert_op(block, *at, kind, operands, vec![ty.clone()], vec![], loc);
+    *at += 1;
+    func.ops[op].results[0]
+}
+
+fn int(c: i64) -> OpKind {
+    OpKind::Constant(ConstValue::Int(c))
+}
+
+fn binary(op: BinaryOp) -> OpKind {
+    OpKind::Binary(op)
+}
+
+/// Rewrites `for %iv = %lb to %ub step %s` into `for %j = 0 to parts *
+/// trips step 1`, the body computing the old induction variable as `%lb +
+/// (%j / parts) * %s`; returns the part `%j % parts`.
+fn split_loop(func: &mut Function, the_loop: Op, parts: u32) -> Value {
+    let loc = func.ops[the_loop].loc;
+    let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
+    let ty = func.ty(lb).clone();
+    let s = const_int(func, step).expect("a constant step");
+    let parent = func.block_of(the_loop).expect("placed");
+    let mut at = crate::mma_pipeline::position(func, parent, the_loop);
+    let mut before = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {
+        insert_value(func, parent, &mut at, kind, operands, &ty, loc)
+    };
+    // trips = (ub - lb + s - 1) / s, C division: none when ub <= lb.
+    let span = before(func, binary(BinaryOp::Sub), vec![ub, lb]);
+    let trips = if s == 1 {
+        span
+    } else {
+        let round = before(func, int(s - 1), vec![]);
+        let up = before(func, binary(BinaryOp::Add), vec![span, round]);
+        let s_v = before(func, int(s), vec![]);
+        before(func, binary(BinaryOp::IDiv), vec![up, s_v])
+    };
+    let parts_v = before(func, int(i64::from(parts)), vec![]);
+    let new_ub = before(func, binary(BinaryOp::Mul), vec![trips, parts_v]);
+    let zero = before(func, int(0), vec![]);
+    let one = before(func, int(1), vec![]);
+    func.ops[the_loop].operands[..3].copy_from_slice(&[zero, new_ub, one]);
+
+    // At the top of the body: the old induction variable and the part.
+    let body = func.ops[the_loop].regions[0];
+    let j = func.blocks[body].args[0];
+    let mut at = 0;
+    let mut top = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {
+        insert_value(func, body, &mut at, kind, operands, &ty, loc)
+    };
+    let parts_b = top(func, int(i64::from(parts)), vec![]);
+    let step_index = top(func, binary(BinaryOp::IDiv), vec![j, parts_b]);
+    let part = top(func, binary(BinaryOp::Rem), vec![j, parts_b]);
+    let iv = if s == 1 {
+        top(func, binary(BinaryOp::Add), vec![lb, step_index])
+    } else {
+        let s_b = top(func, int(s), vec![]);
+        let scaled = top(func, binary(BinaryOp::Mul), vec![step_index, s_b]);
+        top(func, binary(BinaryOp::Add), vec![lb, scaled])
+    };
+    let mine: Vec<Op> = func.blocks[body].ops[..at].to_vec();
+    func.replace_uses(j, iv, &mine);
+    if let Some(name) = func.values[j].name.clone() {
+        func.set_name(j, format!("{name}_part"));
+        func.set_name(iv, name);
+    }
+    part
+}

@@ -1,0 +1,82 @@
+//! File tests of `slot_split`: every `slot_split/<name>.tir`
+//! (warp-specialized tile IR with its ring depths chosen) goes through
+//! `tawa_pipeliner::slot_split::slot_split`, with the parts a first-line
+//! comment `// slot_split = N` asks for (else the default policy, with
+//! shared memory holding 4 slots at most); the IR
+//! (which must verify and read back identically) and the pass's
+//! decisions are compared with the blessed `slot_split/<name>.out`.
+//! Bless with `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test
+//! slot_split`.
+
+mod common;
+
+use std::fs;
+
+use expect_test::expect_file;
+use tawa_ir::{parse_function, verify_function, OpKind, Type};
+use tawa_pipeliner::slot_split::slot_split;
+use tawa_pipeliner::Schedule;
+
+fn asked(text: &str) -> Option<u32> {
+    let line = text.lines().next()?.strip_prefix("// slot_split =")?;
+    Some(line.trim().parse().expect("// slot_split = N"))
+}
+
+#[test]
+fn slot_split_file_tests() {
+    for path in common::input_files("slot_split") {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = fs::read_to_string(&path).unwrap();
+        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
+        let mut schedule = Schedule::default();
+        slot_split(&mut func, asked(&text), Some(4), &mut schedule);
+        let out = common::scheduled_output(&name, &func, &schedule);
+        expect_file![path.with_extension("out")].assert_eq(&out);
+    }
+}
+
+/// Which rings split, into how many slots, and that the split keeps the
+/// ring's bytes.
+#[test]
+fn which_rings_split() {
+    for (name, split_depth) in [
+        ("matmul_128x256_persistent", Some(8)),
+        ("gemm_index_is_induction_variable", Some(6)),
+        ("gemm_row_reduce_split", Some(8)),
+        ("attention_refused", None),
+        ("matmul_four_parts_too_narrow", None),
+        ("matmul_one_warpgroup_kept", None),
+    ] {
+        let path = common::input_files("slot_split")
+            .into_iter()
+            .find(|p| p.file_stem().is_some_and(|s| s == name))
+            .unwrap_or_else(|| panic!("{name}: no such input"));
+        let text = fs::read_to_string(&path).unwrap();
+        let mut func = parse_function(&text).unwrap();
+        let bytes = |func: &tawa_ir::Function| {
+            let mut total = Vec::new();
+            func.walk(&mut |op| {
+                if matches!(func.ops[op].kind, OpKind::ArefCreate) {
+                    if let Type::Aref { depth, buffers } = func.ty(func.ops[op].results[0]) {
+                        let slot: u32 = buffers
+                            .iter()
+                            .map(|t| t.shape().iter().product::<u32>() * 2)
+                            .sum();
+                        total.push((*depth, slot * depth));
+                    }
+                }
+            });
+            total
+        };
+        let before = bytes(&func);
+        let split = slot_split(&mut func, asked(&text), Some(4), &mut Schedule::default());
+        let after = bytes(&func);
+        assert_eq!(split.is_empty(), split_depth.is_none(), "{name}");
+        if let Some(d) = split_depth {
+            assert_eq!(after[0].0, d, "{name}");
+        }
+        let total = |v: &[(u32, u32)]| v.iter().map(|&(_, b)| b).sum::<u32>();
+        assert_eq!(total(&before), total(&after), "{name}: the ring's bytes");
+    }
+}
