@@ -41,6 +41,10 @@ comparison of the persistent and descriptor examples with the plain grid
 at the same shape (each normalized by its own run's cuBLAS, since they
 ran in separate processes).
 
+`TAWA_FLAGS` (the compiler's pipeline flags, e.g. `--mma-depth 1`, read
+by the `tawa` package) applies to the tawa side only, and is recorded in
+each JSON object as `tawa_flags`.
+
 Needs PyTorch, Triton and the `tawa` wheel (bench/same-source-session.sh
 installs it) on a CUDA GPU. The case parsing and source extraction need
 neither (bench/test_same_source.py tests them without torch).
@@ -580,6 +584,7 @@ def run(opts):
         from tawa.tools.tensor_descriptor import TensorDescriptor
         packages["tawa"], descriptors["tawa"] = tawa, TensorDescriptor
         env["tawa_version"] = _tawa.__version__
+        env["tawa_flags"] = " ".join(os.environ.get("TAWA_FLAGS", "").split())
     cases_path = opts.cases_file or cases_file_for(opts.example)
     spec = load_spec(cases_path)
     cases = select_cases(spec, opts.case, opts.tag or (["large"] if not opts.case else []))

@@ -297,6 +297,54 @@ impl PipelineFlags {
     }
 }
 
+/// The pipeline flags given as one string, as the Python package takes
+/// them (`TAWA_FLAGS`): the same [`PipelineFlags`] and `--no-ws` as the
+/// command line, so that a flag means the same in both places.
+#[derive(Parser, Debug)]
+#[command(
+    name = "pipeline flags",
+    no_binary_name = true,
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+struct PipelineFlagString {
+    /// Turn warp specialization off (see the compile form's `--no-ws`).
+    #[arg(long)]
+    no_ws: bool,
+
+    #[command(flatten)]
+    pipeline: PipelineFlags,
+}
+
+/// Parses `flags`, pipeline flags separated by whitespace (no quoting),
+/// e.g. `"--mma-depth 1 --aref-depth 3"` or `"--no-ws"`, into the
+/// pipeliner's options; an empty string gives the defaults. An unknown
+/// flag or a bad value is clap's error, rendered as text, which names it.
+pub fn parse_pipeline_flags(flags: &str) -> Result<PipelineOptions, String> {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = PipelineFlagString::command();
+    // The error's usage line lists every flag the string may hold (clap's
+    // own would show only the flags given).
+    let accepted: Vec<String> = command
+        .get_arguments()
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            Some(match a.get_value_names() {
+                Some([value, ..]) if a.get_action().takes_values() => {
+                    format!("[--{long} <{value}>]")
+                }
+                _ => format!("[--{long}]"),
+            })
+        })
+        .collect();
+    let mut command = command.override_usage(accepted.join(" "));
+    let parsed = command
+        .try_get_matches_from_mut(flags.split_whitespace())
+        .and_then(|m| PipelineFlagString::from_arg_matches(&m))
+        .map_err(|e| e.render().to_string().trim_end().to_string())?;
+    Ok(parsed.pipeline.options(parsed.no_ws))
+}
+
 /// What `run` and `bench` both take: which example and cases, which GPU.
 #[derive(Args, Debug, Clone)]
 pub struct CaseSelection {
@@ -489,8 +537,92 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_flag_string_gives_the_default_options() {
+        for empty in ["", "  ", "\t\n"] {
+            assert_eq!(
+                parse_pipeline_flags(empty).unwrap(),
+                PipelineOptions::default()
+            );
+        }
+    }
+
+    #[test]
+    fn a_flag_string_sets_the_options_the_command_line_would() {
+        let opts = parse_pipeline_flags(" --mma-depth 1\t--aref-depth 3 --no-persistent ").unwrap();
+        assert_eq!(
+            opts,
+            PipelineOptions {
+                mma_depth: Some(1),
+                aref_depth: Some(3),
+                persistent: false,
+                ..PipelineOptions::default()
+            }
+        );
+        let opts = parse_pipeline_flags(
+            "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
+             --no-per-tile-copies --tma-multicast --occupancy=1",
+        )
+        .unwrap();
+        assert_eq!(
+            opts,
+            PipelineOptions {
+                warp_specialize: false,
+                aref_depth: None,
+                mma_depth: None,
+                persistent: true,
+                coarse_pipeline: false,
+                pingpong: false,
+                tile_pingpong: true,
+                tma_store: false,
+                per_tile_copies: false,
+                tma_multicast: true,
+                occupancy: Some(1),
+            }
+        );
+        // The same flags on the command line give the same options.
+        let cli = parse(&[
+            "k.py",
+            "--mma-depth",
+            "1",
+            "--aref-depth",
+            "3",
+            "--no-persistent",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.compile.pipeline_options().unwrap(),
+            parse_pipeline_flags("--mma-depth 1 --aref-depth 3 --no-persistent").unwrap()
+        );
+    }
+
+    #[test]
+    fn a_bad_flag_string_is_an_error_naming_the_flag() {
+        let err = parse_pipeline_flags("--mma-depth 1 --no-such-flag").unwrap_err();
+        assert!(err.contains("'--no-such-flag'"), "{err}");
+        // With the flags a string may hold.
+        assert!(err.contains("[--no-ws] [--aref-depth <D>]"), "{err}");
+        assert!(err.contains("[--tma-multicast] [--occupancy <N>]"), "{err}");
+        // Options of the launch, not of the pipeliner.
+        let err = parse_pipeline_flags("--num-stages 4").unwrap_err();
+        assert!(err.contains("--num-stages"), "{err}");
+        let err = parse_pipeline_flags("--aref-depth 0").unwrap_err();
+        assert!(err.contains("--aref-depth"), "{err}");
+        let err = parse_pipeline_flags("--mma-depth").unwrap_err();
+        assert!(err.contains("--mma-depth"), "{err}");
+        let err = parse_pipeline_flags("--tile-pingpong --no-tile-pingpong").unwrap_err();
+        assert!(err.contains("--no-tile-pingpong"), "{err}");
+        // A positional is not a flag.
+        let err = parse_pipeline_flags("kernel.py").unwrap_err();
+        assert!(err.contains("kernel.py"), "{err}");
+        // Nor is help: the flags are documented by `tawa-rs --help`.
+        assert!(parse_pipeline_flags("--help").is_err());
+        assert!(!err.contains('\x1b'), "no terminal colors: {err:?}");
+    }
+
+    #[test]
     fn clap_configuration_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+        PipelineFlagString::command().debug_assert();
     }
 }

@@ -28,6 +28,7 @@ use tawa_backend::runtime::{self, Compiled, Gpu};
 use tawa_backend::{KernelSource, ParamType};
 use tawa_frontend::CompileOptions;
 use tawa_pipeliner::PipelineOptions;
+use tawa_rs::cli::parse_pipeline_flags;
 use tawa_rs::driver;
 use tawa_rs::harness::launch::{self, ArgSource, BoundArg};
 
@@ -103,9 +104,12 @@ struct Kernel {
 /// Compiles `kernel` of `source` (the text of file `path`) for `signature`
 /// (Triton's format: `*fp16:16, i32, 64, ...`), then binds `args` (the
 /// launch values' names, expanded as the frontend lays out parameters, and
-/// kinds) to the kernel's parameters.
+/// kinds) to the kernel's parameters. `flags` are `tawa-rs`'s pipeline
+/// flags in one string (the package's `TAWA_FLAGS`, e.g. `--mma-depth 1
+/// --no-persistent`); `--no-ws` among them, like `warp_specialize=False`,
+/// turns warp specialization off.
 #[pyfunction]
-#[pyo3(signature = (source, path, kernel, signature, args, num_warps=4, num_stages=3, warp_specialize=true, to_cubin=true))]
+#[pyo3(signature = (source, path, kernel, signature, args, num_warps=4, num_stages=3, warp_specialize=true, to_cubin=true, *, flags=None))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -118,11 +122,19 @@ fn compile(
     num_stages: u32,
     warp_specialize: bool,
     to_cubin: bool,
+    flags: Option<String>,
 ) -> PyResult<Kernel> {
     let args = args
         .into_iter()
         .map(|(n, k)| Ok((n, ArgKind::parse(&k)?)))
         .collect::<PyResult<Vec<_>>>()?;
+    let mut pipeline = match flags {
+        Some(flags) => parse_pipeline_flags(&flags).map_err(|e| {
+            CompilationError::new_err(format!("the pipeline flags `{flags}` (TAWA_FLAGS): {e}"))
+        })?,
+        None => PipelineOptions::default(),
+    };
+    pipeline.warp_specialize &= warp_specialize;
     let opts = CompileOptions {
         kernel: Some(kernel),
         signature: Some(signature),
@@ -131,7 +143,7 @@ fn compile(
         num_stages: Some(num_stages),
     };
     let result =
-        py.detach(move || compile_detached(&source, &path, &opts, args, warp_specialize, to_cubin));
+        py.detach(move || compile_detached(&source, &path, &opts, args, &pipeline, to_cubin));
     result.map_err(CompilationError::new_err)
 }
 
@@ -140,14 +152,16 @@ fn compile_detached(
     path: &str,
     opts: &CompileOptions,
     args: Vec<(String, ArgKind)>,
-    warp_specialize: bool,
+    pipeline: &PipelineOptions,
     to_cubin: bool,
 ) -> Result<Kernel, String> {
     let module = driver::frontend(path, source, opts, false).map_err(|f| f.message)?;
     let func = driver::kernel_function(&module).map_err(|f| f.message)?;
-    let ws = warp_specialize.then(PipelineOptions::default);
-    let cuda =
-        driver::compile_to_cuda(path, source, func, ws.as_ref(), false).map_err(|f| f.message)?;
+    // As the command line does: options even without warp specialization
+    // (`--no-ws --no-tma-store` is a software pipeline storing from
+    // registers).
+    let cuda = driver::compile_to_cuda(path, source, func, Some(pipeline), false)
+        .map_err(|f| f.message)?;
     let compiled = if to_cubin {
         driver::nvrtc(&cuda.source).map_err(|f| f.message)?
     } else {

@@ -571,6 +571,9 @@ class JITFunction(KernelInterface):
         for p, k in zip(self.params, key):
             names.extend(launch_names(p.name, k))
         ws = os.environ.get("TAWA_NO_WS", "") in ("", "0")
+        # The compiler's pipeline flags (`tawa-rs --help`), for ablations;
+        # read here, so they apply to the kernels compiled from now on.
+        flags = " ".join(os.environ.get("TAWA_FLAGS", "").split())
         request = {
             "source": self.module_source,
             "kernel": self.__name__,
@@ -579,13 +582,15 @@ class JITFunction(KernelInterface):
             "num_warps": options["num_warps"],
             "num_stages": options["num_stages"],
             "warp_specialize": ws,
+            "flags": flags,
         }
         compiled = self._from_disk(request)
         if compiled is None:
             from . import _tawa
             compiled = _tawa.compile(
                 self.module_source, self.src_file, self.__name__, signature, names,
-                num_warps=options["num_warps"], num_stages=options["num_stages"], warp_specialize=ws)
+                num_warps=options["num_warps"], num_stages=options["num_stages"], warp_specialize=ws,
+                flags=flags)
             self._to_disk(request, compiled)
         kernel = CompiledKernel(self, key, compiled, options, names)
         with self._cache_lock:

@@ -201,9 +201,10 @@ class CacheTest(DriverTest):
 
     def test_cache_key_has_source_specialization_options_and_compiler(self):
         req = {"source": "a", "kernel": "k", "signature": "i32", "args": [], "num_warps": 4, "num_stages": 3,
-               "warp_specialize": True}
+               "warp_specialize": True, "flags": ""}
         p = kernels.add_kernel._disk_path(req)
-        for change in ({"source": "b"}, {"signature": "i64"}, {"num_warps": 8}, {"warp_specialize": False}):
+        for change in ({"source": "b"}, {"signature": "i64"}, {"num_warps": 8}, {"warp_specialize": False},
+                       {"flags": "--mma-depth 1"}):
             self.assertNotEqual(p, kernels.add_kernel._disk_path(dict(req, **change)), change)
         self.assertIn("+nvrtc", _jit.compiler_version())
 
@@ -245,6 +246,86 @@ class WarpSpecializedTest(DriverTest):
         back = _tawa.Kernel.deserialize(k.kernel.serialize())
         self.assertEqual(back.params, k.kernel.params)
         self.assertEqual(back.num_tensor_maps, k.kernel.num_tensor_maps)
+
+
+class PipelineFlagsTest(DriverTest):
+    """`TAWA_FLAGS`: the compiler's pipeline flags, read when a kernel is
+    compiled."""
+
+    def setUp(self):
+        super().setUp()
+        self.old_env = {k: os.environ.get(k) for k in ("TAWA_FLAGS", "TAWA_NO_WS")}
+        kernels.matmul_kernel.cache.clear()
+
+    def tearDown(self):
+        for k, v in self.old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        super().tearDown()
+
+    def matmul(self, flags=None, no_ws=None):
+        """The 8-warp GEMM of `WarpSpecializedTest` compiled under these
+        settings, afresh in memory (the on-disk cache stays)."""
+        for name, value in (("TAWA_FLAGS", flags), ("TAWA_NO_WS", no_ws)):
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        kernels.matmul_kernel.cache.clear()
+        M, N, K = 512, 256, 128
+        a = FakeTensor(shape=(M, K))
+        b = FakeTensor(shape=(K, N))
+        c = FakeTensor(shape=(M, N))
+        return kernels.matmul_kernel.warmup(a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128,
+                                            BLOCK_K=64, num_warps=8, num_stages=3, grid=(1,))
+
+    def cache_files(self):
+        return sorted(os.path.join(r, f) for r, _, fs in os.walk(self.tmp.name) for f in fs)
+
+    def test_a_flag_changes_the_generated_cuda(self):
+        # Two consumer warpgroups wait for each iteration's WGMMA group by
+        # default; `--mma-depth 1` keeps one in flight.
+        default = self.matmul()
+        deeper = self.matmul("--mma-depth 1")
+        for k in (default, deeper):
+            self.assertTrue(k.kernel.warp_specialized)
+        self.assertNotIn("wgmma.wait_group.sync.aligned 1", default.asm["cuda"])
+        self.assertIn("wgmma.wait_group.sync.aligned 1", deeper.asm["cuda"])
+        self.assertIn("wgmma.wait_group", deeper.asm["ptx"])
+        # Each its own on-disk entry (the second would otherwise have been
+        # the first's); spacing aside, the same flags share one.
+        self.assertEqual(len(self.cache_files()), 2)
+        again = self.matmul("  --mma-depth\t1 ")
+        self.assertEqual(again.asm["cuda"], deeper.asm["cuda"])
+        self.assertEqual(len(self.cache_files()), 2)
+        # Empty flags are the defaults.
+        self.assertEqual(self.matmul("").asm["cuda"], default.asm["cuda"])
+
+    def test_no_ws_in_the_flags_is_tawa_no_ws(self):
+        from_flags = self.matmul("--no-ws")
+        from_env = self.matmul(no_ws="1")
+        self.assertFalse(from_flags.kernel.warp_specialized)
+        self.assertFalse(from_env.kernel.warp_specialized)
+        self.assertEqual(from_flags.asm["cuda"], from_env.asm["cuda"])
+        # Both: other pipeline flags still apply to the software pipeline.
+        plain = self.matmul("--no-tma-store", no_ws="1")
+        self.assertFalse(plain.kernel.warp_specialized)
+        self.assertNotEqual(plain.asm["cuda"], from_env.asm["cuda"])
+
+    def test_bad_flags_are_a_compilation_error_naming_the_flag(self):
+        for flags, named in (("--mma-depth 1 --no-such-flag", "'--no-such-flag'"),
+                             ("--num-stages 4", "'--num-stages'"),
+                             ("--aref-depth zero", "'--aref-depth <D>'")):
+            with self.assertRaises(triton.CompilationError) as cm:
+                self.matmul(flags)
+            msg = str(cm.exception)
+            self.assertIn("TAWA_FLAGS", msg)
+            self.assertIn(named, msg)
+            self.assertNotIn("Traceback", msg)
+        self.assertEqual(self.cache_files(), [])
+        self.assertEqual(kernels.matmul_kernel.cache, {})
 
 
 class ErrorTest(DriverTest):
