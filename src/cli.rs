@@ -560,7 +560,7 @@ mod tests {
         );
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
-             --no-per-tile-copies --tma-multicast --occupancy=1",
+             --no-per-tile-copies --tma-multicast --occupancy=1 --slot-split 1",
         )
         .unwrap();
         assert_eq!(
@@ -577,6 +577,7 @@ mod tests {
                 per_tile_copies: false,
                 tma_multicast: true,
                 occupancy: Some(1),
+                slot_split: Some(1),
             }
         );
         // The same flags on the command line give the same options.
