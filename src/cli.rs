@@ -267,13 +267,11 @@ pub struct PipelineFlags {
 
     /// Split each slot of a GEMM's aref ring in N parts along K: N times
     /// the slots, each a part of a K step (the same shared memory), the
-    /// loops copying and multiplying a part an iteration, so that a WGMMA
-    /// group kept in flight holds a part of a step, not a whole one. By
-    /// default a ring of 2 to 4 slots that fill shared memory, read by two
-    /// consumer warpgroups, splits in 2 (and its loop keeps 1 group in
-    /// flight: the 128x256x64 GEMM); `--slot-split
-    /// 1` keeps every slot whole (the ablation baseline). `--explain` says
-    /// which rings split, or why not.
+    /// loops copying and multiplying a part an iteration, and 1 WGMMA
+    /// group in flight (unless `--mma-depth` says otherwise) holding a
+    /// part of a step, not a whole one. Off by default (slots whole): on
+    /// the H100 it measured no faster on the 128x256x64 GEMM and slower on
+    /// others. `--explain` says which rings split, or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
     pub slot_split: Option<u32>,
 }

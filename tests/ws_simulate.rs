@@ -587,6 +587,67 @@ fn tma_multicast() {
     }
 }
 
+/// `--slot-split 2` on GEMMs whose K step is 64 wide: the matmul (loop
+/// index as the slot index before persistence, a carried counter after),
+/// the host-descriptor matmul (`range(0, K, BLOCK_K)`, a step of 64), the
+/// persistent matmul (several tiles a program) and the GLU dual GEMM (two
+/// dots a slot), with ragged K whose last half step reads partly or
+/// wholly past K (the unmasked GLU reads whole steps: K = 192), at aref depths 1 to 4 with the split's default of one
+/// WGMMA group in flight and with none. The rings must have split, and
+/// the bytes must be the plain run's, with no deadlock and no copy into a
+/// slot a consumer still holds.
+#[test]
+fn slot_split() {
+    let runs = [
+        ("matmul", "leaky_relu_ragged_tma", "BLOCK_SIZE_K", 70),
+        ("matmul", "bf16_ragged_tma", "BLOCK_SIZE_K", 100),
+        ("matmul_tma_host", "ragged_100", "BLOCK_K", 96),
+        (
+            "persistent_matmul",
+            "ragged_tma_few_programs",
+            "BLOCK_SIZE_K",
+            112,
+        ),
+        (
+            "glu_dual_gemm_unmasked",
+            "blocks_64x128x160",
+            "BLOCK_K",
+            192,
+        ),
+    ];
+    for (example, case, block_k, k) in runs {
+        let ex = triton_examples::load(example).unwrap();
+        let mut case = ex.spec.case(case).unwrap().clone();
+        case.constexprs
+            .insert(block_k.into(), triton_examples::Constexpr::Int(64));
+        case.sizes.insert("K".into(), k);
+        let what = format!("{}/{} (BLOCK_K 64, K {k})", ex.name, case.name);
+        let (module, plain, expected) = plain_run(&ex, &case, &what);
+        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, None), (d, Some(0))]) {
+            let how = format!("{what} (slot split 2, depth {depth}, mma depth {mma_depth:?})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth,
+                slot_split: Some(2),
+                ..PipelineOptions::default()
+            };
+            let ws = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
+                .unwrap_or_else(|e| panic!("{how}: {e}"))
+                .unwrap_or_else(|| panic!("{how}: not warp-specialized"));
+            assert!(
+                ws.schedule
+                    .decisions
+                    .iter()
+                    .any(|d| d.contains("split in 2")),
+                "{how}: no ring split: {:#?}",
+                ws.schedule.decisions
+            );
+            simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
+        }
+        eprintln!("ok   {what}: slot split");
+    }
+}
+
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
 /// `ragged_few_programs` below) stay plain in the driver: a dot of fewer
 /// than 64 rows a warpgroup is no wgmma, and aref slots are read by wgmma

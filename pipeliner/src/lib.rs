@@ -21,9 +21,8 @@
 //!
 //! - [`slot_split`]: a GEMM ring's slots hold parts of a K step (N times
 //!   the slots, the same bytes), so that a group kept in flight holds a
-//!   part of a step; by default halves for two consumer warpgroups
-//!   reading a ring that fills shared memory, whose loop then keeps one
-//!   group in flight (`--slot-split N`).
+//!   part of a step (`--slot-split N`, off by default: measured no
+//!   faster on the H100).
 //!
 //! - [`coarse_pipeline`]: FlashAttention-3's intra-warpgroup overlap. A
 //!   consumer loop whose first `dot` feeds, through a chain of
@@ -140,7 +139,7 @@ pub struct PipelineOptions {
     /// (`--occupancy`); `None` lets [`occupancy`] decide.
     pub occupancy: Option<u32>,
     /// Parts each slot of a GEMM's ring holds of a K step
-    /// (`--slot-split`); `None` lets [`slot_split`] decide.
+    /// (`--slot-split`); `None` (the default) keeps slots whole.
     pub slot_split: Option<u32>,
 }
 
@@ -259,8 +258,7 @@ pub fn pipeline(
         let depth = aref_depth::streaming_depth(func)?;
         u32::try_from(m.bytes(depth)?).ok()
     });
-    let max_depth = smem.map(SmemModel::max_depth);
-    let split = slot_split::slot_split(func, opts.slot_split, max_depth, &mut schedule);
+    let split = slot_split::slot_split(func, opts.slot_split.unwrap_or(1), &mut schedule);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
         None => mma_pipeline::MmaDepth::PerPartition,

@@ -91,8 +91,9 @@ pub enum MmaDepth {
 /// MMA-pipelines every consumer loop of every `ws` partition with
 /// `mma_depth` groups in flight, noting each decision. Loops over the
 /// rings of `split` (their slots hold parts of a K step,
-/// [`crate::slot_split`]) keep 1 group in flight by default, whatever
-/// their partition: a part's group is what the split is for.
+/// [`crate::slot_split`]) keep 1 group in flight unless `--mma-depth`
+/// says otherwise, whatever their partition: a part's group in flight is
+/// what the split is for.
 pub fn pipeline_mmas(
     func: &mut Function,
     mma_depth: MmaDepth,

@@ -11,9 +11,17 @@
 //! the slots, each `1/f` of the bytes (the same shared memory), the loops
 //! run `f` times the iterations, each copying and multiplying `1/f` of a
 //! K step, and one group in flight holds only `1/f` of a step beside the
-//! slot being read. On the H100 the 128x256x64 GEMM at 8192^3 ran about
-//! 3% faster against cuBLAS with halves and one group in flight than
-//! whole slots with none (`bench/RESULTS.md`).
+//! slot being read.
+//!
+//! Off by default (`--slot-split N` asks): on the H100 it measured no
+//! faster, and on some kernels much slower. The 128x256x64 GEMM at
+//! 8192^3 (`tawa-rs bench`, against cuBLAS in each process, two rounds):
+//! 0.961 / 0.957 split with one group in flight, 0.964 / 0.967 whole
+//! slots with none, 0.967 / 0.965 whole with one. The same tiles copied
+//! through host descriptors in row-major tile order: 0.85 / 0.84 split
+//! against 0.85 / 0.95 whole; the unmasked GLU dual GEMM 0.87 / 0.89
+//! against 0.99 / 0.99. The part's copies of a K-major operand are rows
+//! of 64 bytes, half a 128-byte line (`bench/RESULTS.md`).
 //!
 //! ```text
 //! producer:                                consumer:
@@ -50,26 +58,16 @@
 //! number of 32-byte chunks and at least 64 bytes (a TMA box row that
 //! keeps a 64-byte swizzle, and whole WGMMA K steps).
 //!
-//! By default a ring splits in halves where its consumer is two or more
-//! warpgroups (one warpgroup's loops keep a group in flight whole slots
-//! and all) and its depth is 2 to 4 and as deep as shared memory allows
-//! (a ring that can deepen keeps its lead with a group in flight by
-//! growing, and deeper rings lose less to one; a ring of one slot is
-//! `num_stages 1`, no copy ahead, which the ablations keep as it is);
-//! `--slot-split N` asks for `N` parts wherever the ring qualifies,
-//! `--slot-split 1` for none.
+//! `--slot-split N` asks for `N` parts wherever a ring qualifies; the
+//! loops reading a split ring keep one WGMMA group in flight unless
+//! `--mma-depth` says otherwise (a part's group in flight is what the
+//! split is for).
 
 use tawa_ir::function::{Block, Op, Value};
 use tawa_ir::{BinaryOp, ConstValue, Function, OpKind, Type};
 
 use crate::aref_depth::one_slot_rings;
 use crate::Schedule;
-
-/// Rings of at most this many slots split by default (module docs).
-pub const DEFAULT_MAX_DEPTH: u32 = 4;
-
-/// The parts a slot splits into by default.
-pub const DEFAULT_PARTS: u32 = 2;
 
 /// A ring that can split, and where.
 struct Candidate {
@@ -81,76 +79,39 @@ struct Candidate {
     /// dimensions: a batched GEMM's `[1, 128, 64]` box fills a 128x64
     /// tile).
     buffers: Vec<(usize, Op, usize)>,
-    /// Warps of the partition holding the consumer loop.
-    consumer_warps: u32,
-    depth: u32,
 }
 
-/// Splits the slots of every ring that qualifies (module docs): into
-/// `asked` parts where given, else into [`DEFAULT_PARTS`] where the
-/// default policy holds. Returns the rings split.
-///
-/// `max_depth` is the deepest ring shared memory holds (`None` when
-/// unknown): by default only a ring already that deep splits.
-pub fn slot_split(
-    func: &mut Function,
-    asked: Option<u32>,
-    max_depth: Option<u32>,
-    schedule: &mut Schedule,
-) -> Vec<Value> {
+/// Splits the slots of every ring that qualifies (module docs) into
+/// `parts`, noting each ring's outcome. Returns the rings split.
+pub fn slot_split(func: &mut Function, parts: u32, schedule: &mut Schedule) -> Vec<Value> {
     let mut split = Vec::new();
+    if parts <= 1 {
+        return split;
+    }
     for (create, ring) in rings(func) {
         let loc = func.ops[create].loc;
         let name = func.values[ring]
             .name
             .clone()
             .unwrap_or_else(|| "ring".into());
-        let c = match candidate(func, ring) {
+        let checked = candidate(func, ring).and_then(|c| check_parts(func, &c, parts).map(|()| c));
+        let c = match checked {
             Ok(c) => c,
             Err(why) => {
-                if asked.is_some_and(|n| n > 1) {
-                    schedule.note(loc, format!("aref %{name}: slots kept whole: {why}"));
-                }
+                schedule.note(loc, format!("aref %{name}: slots kept whole: {why}"));
                 continue;
             }
         };
-        let parts = match asked {
-            Some(n) => n,
-            None if c.consumer_warps >= 8
-                && (2..=DEFAULT_MAX_DEPTH).contains(&c.depth)
-                && max_depth.is_some_and(|m| c.depth >= m) =>
-            {
-                DEFAULT_PARTS
-            }
-            None => continue,
-        };
-        if parts <= 1 {
-            continue;
-        }
-        if let Err(why) = check_parts(func, &c, parts) {
-            schedule.note(loc, format!("aref %{name}: slots kept whole: {why}"));
-            continue;
-        }
         apply(func, &c, parts);
         let Type::Aref { depth, .. } = func.ty(ring) else {
             unreachable!("a candidate ring is an aref")
         };
-        let why = if asked.is_some() {
-            format!("--slot-split {parts}")
-        } else {
-            format!(
-                "the default for a consumer of {} warpgroups and a ring of {} slots that fill \
-                 shared memory: one WGMMA group in flight then holds 1/{parts} of a K step, not \
-                 a whole one",
-                c.consumer_warps / 4,
-                c.depth
-            )
-        };
         schedule.note(
             loc,
             format!(
-                "aref %{name}: each slot split in {parts} along K ({why}): {depth} slots of \
-                 1/{parts} of a K step, the loops running {parts} iterations a step"
+                "aref %{name}: each slot split in {parts} along K (--slot-split {parts}): \
+                 {depth} slots of 1/{parts} of a K step, the loops running {parts} iterations a \
+                 step"
             ),
         );
         split.push(ring);
@@ -202,7 +163,7 @@ fn const_int(func: &Function, v: Value) -> Option<i64> {
 }
 
 fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
-    let Type::Aref { depth, buffers } = func.ty(ring).clone() else {
+    let Type::Aref { buffers, .. } = func.ty(ring).clone() else {
         return Err("internal: aref.create of a non-aref".into());
     };
     let ring_uses = uses(func, ring);
@@ -300,14 +261,11 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
             .ok_or("a copy's box is not the tile with size-1 dimensions added")?;
         filled.push((axis, load, desc_axis));
     }
-    let consumer_warps = partition_warps(func, consumer_loop).unwrap_or(0);
     Ok(Candidate {
         ring,
         producer_loop,
         consumer_loop,
         buffers: filled,
-        consumer_warps,
-        depth,
     })
 }
 
@@ -350,20 +308,6 @@ fn descriptor_axis(block: &[u32], tile: &[u32], axis: usize) -> Option<usize> {
     let kept: Vec<usize> = (0..block.len()).filter(|&d| block[d] != 1).collect();
     let same = kept.len() == tile.len() && kept.iter().zip(tile).all(|(&d, &t)| block[d] == t);
     same.then(|| kept[axis])
-}
-
-/// Warps of the `ws` partition holding `op`.
-fn partition_warps(func: &Function, op: Op) -> Option<u32> {
-    let mut cur = op;
-    loop {
-        let block = func.block_of(cur)?;
-        let parent = func.blocks[block].parent?;
-        if let OpKind::WarpSpecialize { partitions } = &func.ops[parent].kind {
-            let i = func.ops[parent].regions.iter().position(|&r| r == block)?;
-            return Some(partitions[i].num_warps);
-        }
-        cur = parent;
-    }
 }
 
 /// Whether each buffer's K splits in `parts` (module docs).

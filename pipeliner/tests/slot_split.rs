@@ -1,8 +1,7 @@
 //! File tests of `slot_split`: every `slot_split/<name>.tir`
 //! (warp-specialized tile IR with its ring depths chosen) goes through
-//! `tawa_pipeliner::slot_split::slot_split`, with the parts a first-line
-//! comment `// slot_split = N` asks for (else the default policy, with
-//! shared memory holding 4 slots at most); the IR
+//! `tawa_pipeliner::slot_split::slot_split`, with the parts its
+//! first-line comment `// slot_split = N` asks for; the IR
 //! (which must verify and read back identically) and the pass's
 //! decisions are compared with the blessed `slot_split/<name>.out`.
 //! Bless with `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test
@@ -17,9 +16,15 @@ use tawa_ir::{parse_function, verify_function, OpKind, Type};
 use tawa_pipeliner::slot_split::slot_split;
 use tawa_pipeliner::Schedule;
 
-fn asked(text: &str) -> Option<u32> {
-    let line = text.lines().next()?.strip_prefix("// slot_split =")?;
-    Some(line.trim().parse().expect("// slot_split = N"))
+fn asked(text: &str) -> u32 {
+    let line = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("// slot_split ="));
+    line.expect("a first line `// slot_split = N`")
+        .trim()
+        .parse()
+        .expect("// slot_split = N")
 }
 
 #[test]
@@ -30,7 +35,7 @@ fn slot_split_file_tests() {
         let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
         let mut schedule = Schedule::default();
-        slot_split(&mut func, asked(&text), Some(4), &mut schedule);
+        slot_split(&mut func, asked(&text), &mut schedule);
         let out = common::scheduled_output(&name, &func, &schedule);
         expect_file![path.with_extension("out")].assert_eq(&out);
     }
@@ -46,7 +51,7 @@ fn which_rings_split() {
         ("gemm_row_reduce_split", Some(8)),
         ("attention_refused", None),
         ("matmul_four_parts_too_narrow", None),
-        ("matmul_one_warpgroup_kept", None),
+        ("matmul_64x32x32_halves_too_narrow", None),
     ] {
         let path = common::input_files("slot_split")
             .into_iter()
@@ -70,7 +75,7 @@ fn which_rings_split() {
             total
         };
         let before = bytes(&func);
-        let split = slot_split(&mut func, asked(&text), Some(4), &mut Schedule::default());
+        let split = slot_split(&mut func, asked(&text), &mut Schedule::default());
         let after = bytes(&func);
         assert_eq!(split.is_empty(), split_depth.is_none(), "{name}");
         if let Some(d) = split_depth {
