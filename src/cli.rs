@@ -113,8 +113,9 @@ pub struct CompileCommand {
     /// launch case's): how many tiles are in flight. In a warp-specialized
     /// kernel it sets the depth of the aref rings: how many tiles the
     /// producer loads ahead of the consumers, plus one slot for the tile
-    /// the consumers are reading when that slot fits, capped by what fits
-    /// in shared memory
+    /// the consumers are reading when that slot fits (and one more for a
+    /// GEMM's cooperative consumer warpgroups), capped by what fits in
+    /// shared memory
     /// (`--explain` shows the depth taken); `--aref-depth` overrides it. With `--no-ws` it is the software pipeline's ring: the copies
     /// run `num_stages - 1` iterations ahead of the loop that uses them (1:
     /// no pipelining, loads through registers).

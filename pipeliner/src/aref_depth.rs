@@ -22,6 +22,19 @@
 //! (64 programs streaming 128 MiB) ran 5% slower with it (depth 5
 //! against 4).
 //!
+//! Cooperative consumers (two or more warpgroups splitting each tile)
+//! of a GEMM's ring (its slots read by nothing but dots whose operands
+//! both come from the slot) take one slot more where it fits
+//! ([`COOPERATIVE_EXTRA_SLOTS`]): the warpgroups release a slot at
+//! different times and the producer refills it only after the later
+//! one, and a slot of such a ring feeds less tensor-core work than one
+//! slot ahead covers a copy with ([`ONE_SLOT_AHEAD_FLOPS`]). On the
+//! H100, same source against Triton 3.6 in one process, 128x128x64 tiles
+//! over 8 warps at `num_stages` 3, depth 5 against 4: the split-K GEMM
+//! 1.20 / 1.21x against 1.14 / 1.13x, the GEMM with a row reduction 1.05
+//! / 1.05x against 0.98 / 0.97x, the subtiled-epilogue GEMM 1.01 / 1.01x
+//! against 0.99 / 0.99x, the batched GEMM level (`bench/RESULTS.md`).
+//!
 //! Shared memory caps the depth at the most slots that fit;
 //! `--aref-depth` overrides both, and is an error when it does not fit.
 //!
@@ -164,6 +177,48 @@ pub const ONE_SLOT_AHEAD_FLOPS: u64 = 6 << 20;
 /// the consumer holds a slot for a tenth of what a copy from DRAM takes.
 /// The GEMMs' tiles are at 32 (64x64x32) to 85 (128x256x64).
 pub const CONSUMER_SLOT_FLOPS_PER_BYTE: u64 = 32;
+
+/// Slots a ring read by cooperative consumers gets besides `num_stages`
+/// and the consumer's slot, where they fit (module docs).
+pub const COOPERATIVE_EXTRA_SLOTS: u32 = 1;
+
+/// Whether the streaming rings of `func` feed cooperative GEMM consumers
+/// (module docs): a consumer partition of two or more warpgroups, every
+/// streaming ring's slot read only as the operands of dots whose two
+/// operands both come from the slot, and less tensor-core work a slot
+/// than [`ONE_SLOT_AHEAD_FLOPS`].
+pub fn cooperative_gemm(func: &Function) -> bool {
+    let mut cooperative = false;
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
+            cooperative |= partitions
+                .iter()
+                .any(|p| p.role != "producer" && p.num_warps >= 8);
+        }
+    });
+    let one_slot = one_slot_rings(func);
+    let mut gets = 0;
+    let mut dots_only = true;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if !matches!(data.kind, OpKind::ArefGet) || one_slot.contains(&data.operands[0]) {
+            return;
+        }
+        gets += 1;
+        for &r in &data.results {
+            for (user, pos) in crate::value_uses(func, r) {
+                let both = matches!(func.ops[user].kind, OpKind::Dot { .. })
+                    && pos < 2
+                    && func.ops[user].operands[..2]
+                        .iter()
+                        .all(|v| data.results.contains(v));
+                dots_only &= both;
+            }
+        }
+    });
+    let light = slot_tensor_flops(func).is_some_and(|f| f < ONE_SLOT_AHEAD_FLOPS);
+    cooperative && gets > 0 && dots_only && light
+}
 
 /// Flops per byte of the streaming rings' slots ([`slot_tensor_flops`]
 /// over the bytes of a slot of every ring but the one-slot ones); `None`
@@ -329,6 +384,21 @@ pub fn choose_aref_depths(
                          against a copy (a memory-bound loop)"
                     ),
                 ),
+                _ if slack == Slack::ConsumerSlot
+                    && fit.is_some_and(|(_, max)| {
+                        extra.saturating_add(COOPERATIVE_EXTRA_SLOTS) <= max
+                    })
+                    && cooperative_gemm(func) =>
+                {
+                    (
+                        extra + COOPERATIVE_EXTRA_SLOTS,
+                        format!(
+                            "num_stages {stages} in flight, the slot the consumer reads and \
+                             {COOPERATIVE_EXTRA_SLOTS} for its cooperative warpgroups' releases, \
+                             which the producer waits for the later of"
+                        ),
+                    )
+                }
                 _ if slack == Slack::ConsumerSlot && free => (
                     extra,
                     format!("num_stages {stages} in flight and the slot the consumer reads"),

@@ -173,6 +173,22 @@ pub(crate) fn ws_ops(func: &Function) -> Vec<tawa_ir::function::Op> {
     found
 }
 
+/// The ops of `func` using `v`, each with the operand position.
+pub(crate) fn value_uses(
+    func: &Function,
+    v: tawa_ir::Value,
+) -> Vec<(tawa_ir::function::Op, usize)> {
+    let mut found = Vec::new();
+    func.walk(&mut |op| {
+        for (i, &o) in func.ops[op].operands.iter().enumerate() {
+            if o == v {
+                found.push((op, i));
+            }
+        }
+    });
+    found
+}
+
 /// 32-bit registers each of `threads` threads holds of a tile of type
 /// `ty` spread evenly over them (sub-word elements packed); 0 for a
 /// scalar. What the pipeliner's register estimates add up.

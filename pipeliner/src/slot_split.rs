@@ -135,19 +135,6 @@ fn rings(func: &Function) -> Vec<(Op, Value)> {
     found
 }
 
-/// The ops of `func` using `v`, each with the operand position.
-fn uses(func: &Function, v: Value) -> Vec<(Op, usize)> {
-    let mut found = Vec::new();
-    func.walk(&mut |op| {
-        for (i, &o) in func.ops[op].operands.iter().enumerate() {
-            if o == v {
-                found.push((op, i));
-            }
-        }
-    });
-    found
-}
-
 /// The `for` op whose body block directly holds `op`.
 fn enclosing_loop(func: &Function, op: Op) -> Option<(Op, Block)> {
     let block = func.block_of(op)?;
@@ -166,7 +153,7 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
     let Type::Aref { buffers, .. } = func.ty(ring).clone() else {
         return Err("internal: aref.create of a non-aref".into());
     };
-    let ring_uses = uses(func, ring);
+    let ring_uses = crate::value_uses(func, ring);
     let of = |k: fn(&OpKind) -> bool| -> Vec<Op> {
         ring_uses
             .iter()
@@ -209,7 +196,7 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
     let mut axes = Vec::new();
     for &r in &results {
         let mut axis = None;
-        for (user, pos) in uses(func, r) {
+        for (user, pos) in crate::value_uses(func, r) {
             let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
                 && func.ops[user].operands[..2]
                     .iter()
@@ -241,7 +228,7 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
             .def_op(v)
             .filter(|&o| matches!(func.ops[o].kind, OpKind::DescLoad))
             .ok_or("a tile put in the slot is not a descriptor load (a TMA copy)")?;
-        if uses(func, v).len() != 1 {
+        if crate::value_uses(func, v).len() != 1 {
             return Err("a copied tile is used besides the put".into());
         }
         let desc = func.ops[load].operands[0];
@@ -347,7 +334,7 @@ fn apply(func: &mut Function, c: &Candidate, parts: u32) {
         unreachable!()
     };
     // The consumer's views of the slot.
-    let get = uses(func, c.ring)
+    let get = crate::value_uses(func, c.ring)
         .into_iter()
         .find(|(o, i)| *i == 0 && matches!(func.ops[*o].kind, OpKind::ArefGet))
         .map(|(o, _)| o)
@@ -390,7 +377,7 @@ fn apply(func: &mut Function, c: &Candidate, parts: u32) {
         func.ops[load].operands[0] = new_desc;
         // The whole box's descriptor, read by nothing else now, would
         // still be encoded and passed to the kernel.
-        if uses(func, desc).is_empty() {
+        if crate::value_uses(func, desc).is_empty() {
             let at = crate::mma_pipeline::position(func, block, made);
             func.blocks[block].ops.remove(at);
         }
