@@ -27,8 +27,8 @@
 //! both come from the slot) take one slot more where it fits
 //! ([`COOPERATIVE_EXTRA_SLOTS`]): the warpgroups release a slot at
 //! different times and the producer refills it only after the later
-//! one, and a slot of such a ring feeds less tensor-core work than one
-//! slot ahead covers a copy with ([`ONE_SLOT_AHEAD_FLOPS`]). On the
+//! one. It applies to slots of at most [`COOPERATIVE_SLOT_FLOPS`] of
+//! tensor-core work (128x128x64), where it was measured. On the
 //! H100, same source against Triton 3.6 in one process, 128x128x64 tiles
 //! over 8 warps at `num_stages` 3, depth 5 against 4: the split-K GEMM
 //! 1.20 / 1.21x against 1.14 / 1.13x, the GEMM with a row reduction 1.05
@@ -182,11 +182,18 @@ pub const CONSUMER_SLOT_FLOPS_PER_BYTE: u64 = 32;
 /// and the consumer's slot, where they fit (module docs).
 pub const COOPERATIVE_EXTRA_SLOTS: u32 = 1;
 
+/// Tensor-core work a slot (flops) up to which cooperative consumers get
+/// [`COOPERATIVE_EXTRA_SLOTS`]: the 128x128x64 slots it was measured on
+/// (2 Mi flops). The 128x256x64 GEMM (4 Mi) measured best at
+/// `num_stages` 3 plus the consumer's slot, which fill shared memory; at
+/// fewer stages it keeps what `num_stages` says.
+pub const COOPERATIVE_SLOT_FLOPS: u64 = 2 << 20;
+
 /// Whether the streaming rings of `func` feed cooperative GEMM consumers
 /// (module docs): a consumer partition of two or more warpgroups, every
 /// streaming ring's slot read only as the operands of dots whose two
-/// operands both come from the slot, and less tensor-core work a slot
-/// than [`ONE_SLOT_AHEAD_FLOPS`].
+/// operands both come from the slot, and at most
+/// [`COOPERATIVE_SLOT_FLOPS`] of tensor-core work a slot.
 pub fn cooperative_gemm(func: &Function) -> bool {
     let mut cooperative = false;
     func.walk(&mut |op| {
@@ -216,7 +223,7 @@ pub fn cooperative_gemm(func: &Function) -> bool {
             }
         }
     });
-    let light = slot_tensor_flops(func).is_some_and(|f| f < ONE_SLOT_AHEAD_FLOPS);
+    let light = slot_tensor_flops(func).is_some_and(|f| f <= COOPERATIVE_SLOT_FLOPS);
     cooperative && gets > 0 && dots_only && light
 }
 
