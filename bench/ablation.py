@@ -28,7 +28,10 @@ consumer warpgroups on alternate tiles, one's epilogue beside the other's
 mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
 fp32 at most, and is the defaults elsewhere: `--explain` says which);
 and CTA pairs multicasting their shared TMA copies (`--tma-multicast`: the
-defaults where it does not apply, `--explain` says which).
+defaults where it does not apply, `--explain` says which);
+and each ring slot holding half a K step (`--slot-split 2`: twice the
+slots, the same shared memory, one WGMMA group in flight holding half a
+step; the defaults where a ring does not qualify, `--explain` says which).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -63,6 +66,7 @@ POINTS = [
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
     ("ws-tile-pingpong", "ws, tile ping-pong", ["--tile-pingpong"]),
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
+    ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
 ]
 
 
