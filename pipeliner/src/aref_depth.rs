@@ -401,8 +401,8 @@ pub fn choose_aref_depths(
                         extra + COOPERATIVE_EXTRA_SLOTS,
                         format!(
                             "num_stages {stages} in flight, the slot the consumer reads and \
-                             {COOPERATIVE_EXTRA_SLOTS} for its cooperative warpgroups' releases, \
-                             which the producer waits for the later of"
+                             {COOPERATIVE_EXTRA_SLOTS} more: its cooperative warpgroups release a \
+                             slot at different times and the producer refills it after the later"
                         ),
                     )
                 }

@@ -49,8 +49,10 @@
 //! past the tensor's K extent reads zeros (TMA), as the whole box's did.
 //!
 //! A ring splits when its one `aref.put` sits in a loop and takes tiles
-//! straight from `desc_load`s of kernel-built descriptors (not a host
-//! descriptor, whose box the launch fixes), its one `aref.get` and
+//! straight from `desc_load`s of descriptors a `make_tensor_desc` of the
+//! kernel builds (what TMA inference, `tl.make_tensor_descriptor` and a
+//! host `TensorDescriptor` parameter become: the launcher encodes each
+//! one's tensor map with the box its type gives), its one `aref.get` and
 //! `aref.consumed` sit in another loop, and the slot's tiles are read
 //! only as the operands of `dot`s both of whose operands come from the
 //! slot (the K axis of each tile is then known: the last of a left
@@ -236,7 +238,9 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
             .def_op(desc)
             .is_some_and(|o| matches!(func.ops[o].kind, OpKind::MakeTensorDesc));
         if !made {
-            return Err("a copy reads a descriptor the host built (its box is fixed)".into());
+            return Err(
+                "a copy reads a descriptor no `make_tensor_desc` of the kernel builds".into(),
+            );
         }
         if ty.shape().len() != 2 || func.ty(v) != ty {
             return Err("a copied tile is not the slot's 2-D buffer".into());
