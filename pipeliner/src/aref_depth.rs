@@ -208,19 +208,9 @@ pub fn cooperative_gemm(func: &Function) -> bool {
     let mut dots_only = true;
     func.walk(&mut |op| {
         let data = &func.ops[op];
-        if !matches!(data.kind, OpKind::ArefGet) || one_slot.contains(&data.operands[0]) {
-            return;
-        }
-        gets += 1;
-        for &r in &data.results {
-            for (user, pos) in crate::value_uses(func, r) {
-                let both = matches!(func.ops[user].kind, OpKind::Dot { .. })
-                    && pos < 2
-                    && func.ops[user].operands[..2]
-                        .iter()
-                        .all(|v| data.results.contains(v));
-                dots_only &= both;
-            }
+        if matches!(data.kind, OpKind::ArefGet) && !one_slot.contains(&data.operands[0]) {
+            gets += 1;
+            dots_only &= crate::slot_split::slot_dot_axes(func, op).is_ok();
         }
     });
     let light = slot_tensor_flops(func).is_some_and(|f| f <= COOPERATIVE_SLOT_FLOPS);

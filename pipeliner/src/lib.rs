@@ -173,6 +173,14 @@ pub(crate) fn ws_ops(func: &Function) -> Vec<tawa_ir::function::Op> {
     found
 }
 
+/// The integer `v` is when a constant defines it.
+pub(crate) fn const_int(func: &Function, v: tawa_ir::Value) -> Option<i64> {
+    match func.ops[func.def_op(v)?].kind {
+        OpKind::Constant(tawa_ir::ConstValue::Int(c)) => Some(c),
+        _ => None,
+    }
+}
+
 /// The ops of `func` using `v`, each with the operand position.
 pub(crate) fn value_uses(
     func: &Function,

@@ -144,13 +144,6 @@ fn enclosing_loop(func: &Function, op: Op) -> Option<(Op, Block)> {
     matches!(func.ops[parent].kind, OpKind::For(_)).then_some((parent, block))
 }
 
-fn const_int(func: &Function, v: Value) -> Option<i64> {
-    match func.ops[func.def_op(v)?].kind {
-        OpKind::Constant(ConstValue::Int(c)) => Some(c),
-        _ => None,
-    }
-}
-
 fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
     let Type::Aref { buffers, .. } = func.ty(ring).clone() else {
         return Err("internal: aref.create of a non-aref".into());
@@ -177,7 +170,7 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
         return Err("the slot is released outside the loop that gets it".into());
     }
     for l in [producer_loop, consumer_loop] {
-        match const_int(func, func.ops[l].operands[2]) {
+        match crate::const_int(func, func.ops[l].operands[2]) {
             Some(s) if s > 0 => {}
             _ => return Err("a loop's step is not a positive constant".into()),
         }
@@ -193,34 +186,7 @@ fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
         }
     }
 
-    // The K axis of each buffer, from the dots reading it.
-    let results = func.ops[*get].results.clone();
-    let mut axes = Vec::new();
-    for &r in &results {
-        let mut axis = None;
-        for (user, pos) in crate::value_uses(func, r) {
-            let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
-                && func.ops[user].operands[..2]
-                    .iter()
-                    .all(|v| results.contains(v));
-            let this = match pos {
-                0 if both_from_slot => 1,
-                1 if both_from_slot => 0,
-                _ => {
-                    return Err(format!(
-                        "a tile of the slot is read by `{}`, not only as an operand of dots \
-                         whose operands both come from the slot",
-                        tawa_ir::printer::op_name(&func.ops[user].kind)
-                    ))
-                }
-            };
-            if axis.is_some_and(|a| a != this) {
-                return Err("a tile of the slot is both a left and a right dot operand".into());
-            }
-            axis = Some(this);
-        }
-        axes.push(axis.ok_or("a tile of the slot is not read by a dot")?);
-    }
+    let axes = slot_dot_axes(func, *get)?;
 
     // The desc_load filling each buffer.
     let mut filled = Vec::new();
@@ -284,9 +250,44 @@ fn counts_iterations(func: &Function, the_loop: Op, index: Value) -> bool {
     let data = &func.ops[add];
     matches!(data.kind, OpKind::Binary(BinaryOp::Add))
         && (data.operands == [index, data.operands[1]]
-            && const_int(func, data.operands[1]) == Some(1)
+            && crate::const_int(func, data.operands[1]) == Some(1)
             || data.operands == [data.operands[0], index]
-                && const_int(func, data.operands[0]) == Some(1))
+                && crate::const_int(func, data.operands[0]) == Some(1))
+}
+
+/// The K axis of each tile `get` borrows, when every one is read only as
+/// an operand of dots whose two operands both come from the slot (a
+/// GEMM's slot): the last of a left operand, the first of a right one.
+/// `Err` says why not.
+pub(crate) fn slot_dot_axes(func: &Function, get: Op) -> Result<Vec<usize>, String> {
+    let results = &func.ops[get].results;
+    let mut axes = Vec::new();
+    for &r in results {
+        let mut axis = None;
+        for (user, pos) in crate::value_uses(func, r) {
+            let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
+                && func.ops[user].operands[..2]
+                    .iter()
+                    .all(|v| results.contains(v));
+            let this = match pos {
+                0 if both_from_slot => 1,
+                1 if both_from_slot => 0,
+                _ => {
+                    return Err(format!(
+                        "a tile of the slot is read by `{}`, not only as an operand of dots \
+                         whose operands both come from the slot",
+                        tawa_ir::printer::op_name(&func.ops[user].kind)
+                    ))
+                }
+            };
+            if axis.is_some_and(|a| a != this) {
+                return Err("a tile of the slot is both a left and a right dot operand".into());
+            }
+            axis = Some(this);
+        }
+        axes.push(axis.ok_or("a tile of the slot is not read by a dot")?);
+    }
+    Ok(axes)
 }
 
 /// The axis of descriptor box `block` that is axis `axis` of `tile`:
@@ -549,7 +550,7 @@ fn split_loop(func: &mut Function, the_loop: Op, parts: u32) -> Value {
     let loc = func.ops[the_loop].loc;
     let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
     let ty = func.ty(lb).clone();
-    let s = const_int(func, step).expect("a constant step");
+    let s = crate::const_int(func, step).expect("a constant step");
     let parent = func.block_of(the_loop).expect("placed");
     let mut at = crate::mma_pipeline::position(func, parent, the_loop);
     let mut before = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {

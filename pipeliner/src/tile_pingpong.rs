@@ -154,14 +154,6 @@ fn uses(func: &Function, v: Value) -> Vec<(Op, usize)> {
     out
 }
 
-fn const_int(func: &Function, v: Value) -> Option<i64> {
-    let op = func.def_op(v)?;
-    match func.ops[op].kind {
-        OpKind::Constant(ConstValue::Int(c)) => Some(c),
-        _ => None,
-    }
-}
-
 /// Whether `v`, used in `body`, can be computed before the loop owning
 /// `body`: defined outside it, or by a pure op of `body` (no regions)
 /// whose operands can.
@@ -328,7 +320,7 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
              slots without computing the other's tile"
         ));
     }
-    if const_int(func, bounds[2]).is_none_or(|s| s <= 0) {
+    if crate::const_int(func, bounds[2]).is_none_or(|s| s <= 0) {
         return Err("the K loop's step is not a positive constant".into());
     }
     let index_ty = func.ty(bounds[0]).clone();
@@ -375,7 +367,7 @@ fn plan(func: &Function, ws: Op) -> Result<Plan, String> {
                 && dd
                     .operands
                     .iter()
-                    .any(|&x| x != karg && const_int(func, x) == Some(1))
+                    .any(|&x| x != karg && crate::const_int(func, x) == Some(1))
         });
         if !steps_by_one
             || func.ops[tyield].operands[j] != func.ops[mainloop].results[m]
@@ -481,7 +473,7 @@ fn apply(func: &mut Function, ws: Op, plan: &Plan) -> String {
         let tiles = func.ops[tile_loop].regions[0];
         let mainloop = func.blocks[tiles].ops[main_at];
         let trips = rewrite(func, block, tile_loop, mainloop, w, &plan.counters);
-        if let Some(t) = const_int(func, trips) {
+        if let Some(t) = crate::const_int(func, trips) {
             trips_text = t.to_string();
         }
     }
@@ -543,9 +535,9 @@ fn rewrite(
         )
     };
     let trips = match (
-        const_int(func, lb),
-        const_int(func, ub),
-        const_int(func, step),
+        crate::const_int(func, lb),
+        crate::const_int(func, ub),
+        crate::const_int(func, step),
     ) {
         (Some(l), Some(u), Some(s)) => constant(func, ((u - l + s - 1) / s).max(0), &index_ty),
         _ => {
