@@ -116,6 +116,16 @@ fn tail(output: &str, lines: usize) -> String {
         .join("\n")
 }
 
+/// Cases that also run with `--tma-multicast`, in thread-block clusters
+/// of 2 CTAs: kernels whose B tile is an MN-major operand copied as
+/// several boxes side by side. In a cluster launch a shared address
+/// carries the CTA's rank above bit 24; a wgmma descriptor that did not
+/// mask it read such operands wrongly in every CTA but the first.
+const PAIRED_RUNS: &[(&str, &str)] = &[
+    ("matmul", "tiles_128x128_ragged"),
+    ("batched_matmul", "ragged_8_warps"),
+];
+
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_every_example_case_is_correct() {
@@ -159,19 +169,24 @@ fn gpu_every_example_case_is_correct() {
     let mut ran = 0;
     let mut failures = Vec::new();
     // Small cases run a second time without warp specialization: the
-    // one-partition software pipeline `--no-ws` compiles them to.
-    let variants = |case: &triton_examples::Case| -> Vec<&'static [&'static str]> {
+    // one-partition software pipeline `--no-ws` compiles them to. The
+    // cases of `PAIRED_RUNS` run a second time in CTA pairs.
+    let variants = |ex: &str, case: &triton_examples::Case| -> Vec<&'static [&'static str]> {
+        let mut v: Vec<&'static [&'static str]> = vec![&[]];
         if case.has_tag("small") {
-            vec![&[], &["--no-ws"]]
-        } else {
-            vec![&[]]
+            v.push(&["--no-ws"]);
         }
+        if PAIRED_RUNS.contains(&(ex, case.name.as_str())) {
+            v.push(&["--tma-multicast"]);
+        }
+        v
     };
     for (ex, case, flags) in examples.iter().flat_map(|ex| {
-        ex.spec
-            .cases
-            .iter()
-            .flat_map(move |case| variants(case).into_iter().map(move |f| (ex, case, f)))
+        ex.spec.cases.iter().flat_map(move |case| {
+            variants(&ex.name, case)
+                .into_iter()
+                .map(move |f| (ex, case, f))
+        })
     }) {
         let what = format!("{}/{}", ex.name, case.name);
         if !filter.split(',').any(|f| what.contains(f)) {

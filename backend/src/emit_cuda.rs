@@ -4017,12 +4017,16 @@ static __device__ __forceinline__ unsigned tw_swz(unsigned row, unsigned kb, uns
 // wgmma shared-memory matrix descriptor of a swizzled tile at byte `off`
 // of a tile at shared address `base`, with leading byte offset `lbo`; the
 // stride byte offset steps 8 lines (one swizzle atom). Both addresses are
-// 16-byte aligned and their sum is below 2^18 (the shared window), so the
-// 14-bit start address field is (base >> 4) + (off >> 4) with no carry:
-// per instruction of an unrolled K loop, `off` is a constant and the
-// descriptor one 32-bit add of the tile's, not a mask-shift-or chain.
+// 16-byte aligned and their offsets in the CTA's window sum below 2^18,
+// so the 14-bit start address field is ((base & 0x3FFFF) >> 4) + (off >> 4)
+// with no carry: per instruction of an unrolled K loop, `off` is a
+// constant and the descriptor one 32-bit add of the tile's, not a
+// mask-shift-or chain. The mask is not optional: in a kernel launched in
+// thread-block clusters a shared address carries the CTA's rank in the
+// cluster above bit 24, which would otherwise land in the leading byte
+// offset's field (wrong MN-major reads in every CTA but the first).
 static __device__ __forceinline__ unsigned long long tw_desc_lbo(unsigned base, unsigned off, unsigned w, unsigned lbo) {
-  const unsigned lo = (base >> 4) + (off >> 4) + (((lbo & 0x3FFFF) >> 4) << 16);
+  const unsigned lo = ((base & 0x3FFFF) >> 4) + (off >> 4) + (((lbo & 0x3FFFF) >> 4) << 16);
   const unsigned hi = ((8 * w) >> 4) | ((w == 128 ? 1u : (w == 64 ? 2u : 3u)) << 30);
   return ((unsigned long long)hi << 32) | lo;
 }
