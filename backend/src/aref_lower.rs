@@ -59,11 +59,15 @@
 //!   `[rank * R/2, (rank + 1) * R/2)` through a tensor map of half-row
 //!   boxes, `.multicast::cluster` into the same offset of both CTAs'
 //!   slots, completing on the `full` barrier at the same offset in each;
-//!   `full` always expects the whole slot. The producer's wait on `empty`
-//!   acquires at cluster scope what the peer's consumers released. A
-//!   release arrives on its own `empty[s]` and, while the peer has a tile
-//!   this round, on the peer's (`mapa`, `mbarrier.arrive.release.cluster`),
-//!   else twice on its own. The kernel ends with a cluster barrier of
+//!   `full` always expects the whole slot. A release arrives on its own
+//!   `empty[s]` and, while the peer has a tile this round, on the peer's
+//!   (`mapa`, `mbarrier.arrive.shared::cluster`), else twice on its own.
+//!   Both arrivals and the producer's wait keep the default CTA scope, as
+//!   CUTLASS's cluster barriers do: what a release orders is reads of the
+//!   slot that `wgmma.wait_group` already saw complete, so the peer's
+//!   producer needs to see the arrival, not to acquire memory through it
+//!   (`.release.cluster` arrivals and `.acquire.cluster` waits made the
+//!   paired 128x256 GEMM run at half speed on the H100). The kernel ends with a cluster barrier of
 //!   every thread, so that no CTA exits while its peer may still write its
 //!   shared memory or arrive on its barriers.
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
@@ -728,15 +732,8 @@ impl Emitter<'_> {
         if !copies.is_empty() {
             self.line("if (tid == 0) {");
             self.indent += 1;
-            // A paired ring's slot is released by the peer's consumers
-            // too (remote arrivals, released at cluster scope).
-            let wait = if ring.paired {
-                "tw_mbar_wait_cluster"
-            } else {
-                "tw_mbar_wait"
-            };
             self.line(format!(
-                "{wait}(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+                "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
                 ring.empty
             ));
             self.line(format!(
@@ -1445,8 +1442,7 @@ static __device__ __forceinline__ void tw_tma_2d(unsigned dst, const tw_tmap* ma
 /// (`tawa_pipeliner::tma_multicast`): the CTA's rank in its cluster, the
 /// cluster barrier (every thread of both CTAs; the `.aligned` form needs
 /// the whole warp), an arrive on the peer CTA's barrier at the same
-/// offset, a wait that acquires at cluster scope what the peer's
-/// consumers released, and a TMA copy multicast into both CTAs.
+/// offset, and a TMA copy multicast into both CTAs.
 pub(super) const CLUSTER_PRELUDE: &str = r#"
 static __device__ __forceinline__ unsigned tw_cta_rank() {
   unsigned r;
@@ -1460,14 +1456,7 @@ static __device__ __forceinline__ void tw_cluster_sync() {
 static __device__ __forceinline__ void tw_mbar_arrive_peer(unsigned bar) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(tw_cta_rank() ^ 1u));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
-}
-static __device__ __forceinline__ void tw_mbar_wait_cluster(unsigned bar, unsigned parity) {
-  unsigned done = 0;
-  while (!done) {
-    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-  }
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" :: "r"(remote) : "memory");
 }
 static __device__ __forceinline__ void tw_tma_2d_multicast(unsigned dst, const tw_tmap* map, int c0, int c1, unsigned bar, unsigned short mask) {
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;"

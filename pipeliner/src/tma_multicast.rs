@@ -42,7 +42,9 @@
 //! one that got it (attention's per-tile `q` ring), and boxes with a
 //! dimension of 1 between their rows and columns. A rank-reduced copy
 //! whose boxes of 1 come before the rows (a batched GEMM's batch offset)
-//! is split along its rows like a 2-D one.
+//! is split along its rows like a 2-D one, and a copy the backend issues
+//! as several boxes side by side (an MN-major operand whose rows are wider
+//! than the 128-byte swizzle line) is split box by box.
 
 use std::collections::{HashMap, HashSet};
 
@@ -335,17 +337,6 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
                     return Err((func.ops[load].loc, why));
                 }
             }
-            if let Some((row_bytes, boxes)) = several_boxes(func, load) {
-                return Err((
-                    func.ops[load].loc,
-                    format!(
-                        "a copy's rows of {row_bytes} bytes are copied as {boxes} boxes side by \
-                         side (an MN-major operand), and kernels of CTA pairs with such copies \
-                         computed wrong results on the H100, multicast or not; they stay one \
-                         CTA a cluster until that is understood"
-                    ),
-                ));
-            }
             halves.push(halves_ok(func, load));
         }
         if halves.iter().all(|h| h.is_err()) {
@@ -422,23 +413,6 @@ fn host_built(func: &Function, desc: Value) -> bool {
         && ops[1..]
             .iter()
             .all(|&v| tawa_ir::host_expr::host_expr(func, v).is_some())
-}
-
-/// `(row bytes, boxes)` when the backend copies `desc_load` op `load` as
-/// several boxes side by side: rows wider than the 128-byte swizzle line
-/// (an MN-major operand: a 64x256 fp16 tile of B is four boxes of 64
-/// columns). On the H100 every kernel of CTA pairs with such a copy gave
-/// wrong outputs in the second CTA of each pair, whether the copy was
-/// multicast or copied whole (4096^3 GEMMs with 128 and 256 columns: 25%
-/// and 37.5% of the outputs, deterministically), while the kernels whose
-/// copies are single boxes were right (the GPU suite with
-/// `TAWA_GPU_FLAGS=--tma-multicast`, `bench/RESULTS.md`).
-fn several_boxes(func: &Function, load: Op) -> Option<(u32, u32)> {
-    let ty = func.ty(func.ops[load].results[0]);
-    let shape = ty.shape();
-    let eb = ty.scalar_type().map_or(0, |s| s.byte_size());
-    let row_bytes = shape.last().copied().unwrap_or(0) * eb;
-    (row_bytes > 128 && row_bytes % 128 == 0).then_some((row_bytes, row_bytes / 128))
 }
 
 /// Whether the box of `desc_load` op `load` can be copied as two halves of

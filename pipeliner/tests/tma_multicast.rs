@@ -33,15 +33,15 @@ fn tma_multicast_file_tests() {
 #[test]
 fn which_kernels_pair() {
     for (name, paired) in [
-        // An MN-major operand copied as several boxes keeps single CTAs
-        // (the pass's `several_boxes`).
-        ("matmul_128x256_square", false),
+        // An MN-major operand copied as several boxes side by side: each
+        // box in halves.
+        ("matmul_128x256_square", true),
         ("matmul_mma_pipelined", true),
-        ("batched_3d_grid", false),
+        ("batched_3d_grid", true),
         ("matmul_not_persistent", false),
         ("matmul_tile_pingpong", false),
         ("user_persistent", false),
-        ("block_ptr_square", false),
+        ("block_ptr_square", true),
     ] {
         let path = common::input_files("tma_multicast")
             .into_iter()

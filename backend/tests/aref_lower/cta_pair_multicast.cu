@@ -158,7 +158,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(tw_f16* __res
         bool const t93 = (peer_has_tile_30 & t92);
         const unsigned slot94 = (unsigned)(aref_i_65) % 4u, parity95 = ((unsigned)(aref_i_65) / 4u) & 1u;
         if (tid == 0) {
-          tw_mbar_wait_cluster(tw_smem_u32 + 32800 + 8 * slot94, parity95 ^ 1u);
+          tw_mbar_wait(tw_smem_u32 + 32800 + 8 * slot94, parity95 ^ 1u);
           tw_mbar_expect_tx(tw_smem_u32 + 32768 + 8 * slot94, 8192);
           if (t91) {
             tw_tma_2d_multicast(tw_smem_u32 + 0 + slot94 * 8192 + 0 + 0 + tw_cta_rank() * 2048u, &tw_tmap1, (int)(t81) + 0, (int)(t77) + (int)tw_cta_rank() * 32, tw_smem_u32 + 32768 + 8 * slot94, (unsigned short)3);
