@@ -457,6 +457,11 @@ fn warp_specialize_with(
                         "in bands of {BAND} y values, y fastest within a band (its loop loads \
                          data shared along x and data shared along y)"
                     ),
+                    Walk::RowBands => format!(
+                        "in bands of {BAND} of the rows its program id splits into (`pid // n`, \
+                         `pid % n`), rows fastest within a band (its loop loads data shared along \
+                         a row and data shared along a column)"
+                    ),
                     _ => "x fastest".to_string(),
                 };
                 let params = match (&made.attrs.grid_param_y, &made.attrs.grid_param_z) {
@@ -466,6 +471,9 @@ fn warp_specialize_with(
                     ),
                     (Some(y), None) => {
                         format!("x * y tiles, {order} (parameters `tw_grid_x`, `{y}`)")
+                    }
+                    _ if walk == Walk::RowBands => {
+                        format!("tiles {order} (parameter `tw_grid_x`)")
                     }
                     _ => "tiles (parameter `tw_grid_x`)".to_string(),
                 };

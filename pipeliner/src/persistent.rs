@@ -45,6 +45,18 @@
 //! within a band (CUTLASS's rasterization swizzle, Triton's
 //! `GROUP_SIZE_M` done by the compiler): the tiles running at once form a
 //! block of 8 columns by about 16 rows, and their operands fit in L2.
+//! A kernel for a grid over x alone that splits its program id into a
+//! row and a column itself, row-major (`pid // tiles_n`, `pid % tiles_n`:
+//! the tiles of a row run at once, every column block of B for few row
+//! blocks of A), and whose loop loads one operand by the row alone and
+//! another by the column alone, is walked in bands of [`BAND`] rows, rows
+//! fastest within a band: the same rasterization, done on the program id
+//! the source decomposes (`row_major_tiles`). The walk is a permutation
+//! of the tiles (programs are independent), the rows past the last full
+//! one in the source's order; a source that groups its tiles itself
+//! (tutorial 03's `GROUP_SIZE_M`) decomposes its id otherwise and keeps
+//! its own order.
+//!
 //! Grids over z (batched and split-K GEMMs) keep x fastest within an x *
 //! y plane: a plane there is about one wave of tiles already, and on the
 //! H100 the banded walk measured 3 to 5% slower on batched GEMMs of 512²
@@ -97,6 +109,18 @@ pub enum Walk {
     /// Bands of [`BAND`] y values, y fastest within a band, then x (then
     /// z, slowest).
     Banded,
+    /// One axis whose id the kernel splits into a row and a column
+    /// (`pid // tiles_n`, `pid % tiles_n`): bands of [`BAND`] rows, rows
+    /// fastest within a band.
+    RowBands,
+}
+
+/// A one-axis kernel's own row-major split of its program id (see the
+/// module docs): the column count `n` and the top-level op of the body
+/// that defines it (`None`: a parameter).
+struct RowSplit {
+    n: Value,
+    n_def: Option<tawa_ir::Op>,
 }
 
 /// Makes `func` persistent (see the module docs) and says in which
@@ -144,8 +168,15 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
             return Err(format!("a parameter is already named `{name}`"));
         }
     }
+    let row_split = (pids_y.is_empty() && pids_z.is_empty())
+        .then(|| row_major_tiles(func, &pids))
+        .flatten();
     let walk = if pids_y.is_empty() && pids_z.is_empty() {
-        Walk::X
+        if row_split.is_some() {
+            Walk::RowBands
+        } else {
+            Walk::X
+        }
     } else if !pids_y.is_empty() && pids_z.is_empty() && reuses_both_axes(func) {
         Walk::Banded
     } else {
@@ -232,7 +263,24 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
         }
         _ => (tile, None, None),
     };
-    func.blocks[tiles].ops.extend_from_slice(moved);
+    let tile_x = match &row_split {
+        Some(split) => {
+            // The remap needs the column count: it follows the op that
+            // defines it, and every use of the program id follows that.
+            let cut = split
+                .n_def
+                .and_then(|d| moved.iter().position(|&op| op == d))
+                .map_or(0, |i| i + 1);
+            func.blocks[tiles].ops.extend_from_slice(&moved[..cut]);
+            let x = row_bands(func, tiles, tile, grid, split.n, loc);
+            func.blocks[tiles].ops.extend_from_slice(&moved[cut..]);
+            x
+        }
+        None => {
+            func.blocks[tiles].ops.extend_from_slice(moved);
+            tile_x
+        }
+    };
     func.append_op(tiles, OpKind::Yield, vec![], vec![], vec![], loc);
     for pid in pids {
         func.replace_uses(pid, tile_x, &[]);
@@ -294,13 +342,141 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
     Ok(walk)
 }
 
+/// Appends to `block` the tile that the walk's `tile`-th step visits in
+/// bands of [`BAND`] rows of `n` columns (`total` tiles): within the
+/// `rows = total / n` full rows, band `b` holds rows `[8b, 8b + height)`
+/// and runs down each column of the band before the next column; the
+/// tiles past the last full row keep their place. A permutation of
+/// `[0, total)`.
+fn row_bands(
+    func: &mut Function,
+    block: tawa_ir::Block,
+    tile: Value,
+    total: Value,
+    n: Value,
+    loc: tawa_ir::Loc,
+) -> Value {
+    let i32_ty = Type::Scalar(Elem::Scalar(ScalarType::I32));
+    let bin = |f: &mut Function, op: BinaryOp, a, b| {
+        f.append_value(block, OpKind::Binary(op), vec![a, b], i32_ty.clone(), loc)
+    };
+    let constant = |f: &mut Function, c: u32| {
+        f.append_value(
+            block,
+            OpKind::Constant(ConstValue::Int(c.into())),
+            vec![],
+            i32_ty.clone(),
+            loc,
+        )
+    };
+    let band = constant(func, BAND);
+    let one = constant(func, 1);
+    let rows = bin(func, BinaryOp::IDiv, total, n);
+    let full = bin(func, BinaryOp::Mul, rows, n);
+    let per_band = bin(func, BinaryOp::Mul, band, n);
+    let b = bin(func, BinaryOp::IDiv, tile, per_band);
+    let row0 = bin(func, BinaryOp::Mul, b, band);
+    let left = bin(func, BinaryOp::Sub, rows, row0);
+    let height = bin(func, BinaryOp::Min, band, left);
+    // Past the full rows `height` is not positive; the select below
+    // drops what it computes there, but it must not divide by zero.
+    let height = bin(func, BinaryOp::Max, height, one);
+    let within = bin(func, BinaryOp::Rem, tile, per_band);
+    let dr = bin(func, BinaryOp::Rem, within, height);
+    let row = bin(func, BinaryOp::Add, row0, dr);
+    let col = bin(func, BinaryOp::IDiv, within, height);
+    let at_row = bin(func, BinaryOp::Mul, row, n);
+    let banded = bin(func, BinaryOp::Add, at_row, col);
+    let in_rows = func.append_value(
+        block,
+        OpKind::Cmp(tawa_ir::CmpPred::Lt),
+        vec![tile, full],
+        Type::Scalar(Elem::Scalar(ScalarType::I1)),
+        loc,
+    );
+    let x = func.append_value(
+        block,
+        OpKind::Select,
+        vec![in_rows, banded, tile],
+        i32_ty.clone(),
+        loc,
+    );
+    func.set_name(height, "band_height");
+    func.set_name(x, "tile_x");
+    x
+}
+
+/// The kernel's own row-major split of its one program id, where its
+/// loop reuses data along both halves (see the module docs): every use
+/// of the program id is `pid // n` or `pid % n` for one `n` (both
+/// present) at the top level of the body, after `n`'s definition, and a
+/// loop loads one operand whose address depends on `pid // n` and not
+/// `pid % n` and another the other way round.
+fn row_major_tiles(func: &Function, pids: &[Value]) -> Option<RowSplit> {
+    let body = &func.blocks[func.body].ops;
+    let (mut n, mut rows, mut cols, mut first_use) = (None, Vec::new(), Vec::new(), usize::MAX);
+    for &pid in pids {
+        for (op, pos) in crate::value_uses(func, pid) {
+            let data = &func.ops[op];
+            let at = body.iter().position(|&o| o == op)?;
+            if pos != 0 || *n.get_or_insert(data.operands[1]) != data.operands[1] {
+                return None;
+            }
+            match data.kind {
+                OpKind::Binary(BinaryOp::IDiv) => rows.push(data.results[0]),
+                OpKind::Binary(BinaryOp::Rem) => cols.push(data.results[0]),
+                _ => return None,
+            }
+            first_use = first_use.min(at);
+        }
+    }
+    let n = n?;
+    if rows.is_empty() || cols.is_empty() || !matches!(func.ty(n), Type::Scalar(_)) {
+        return None;
+    }
+    let n_def = match func.values[n].def {
+        tawa_ir::ValueDef::Result(op, _) => {
+            let at = body.iter().position(|&o| o == op)?;
+            (at < first_use).then_some(Some(op))?
+        }
+        tawa_ir::ValueDef::Arg(block, _) => (block == func.body).then_some(None)?,
+    };
+    let seeds: HashMap<Value, u8> = rows
+        .iter()
+        .map(|&v| (v, 1))
+        .chain(cols.iter().map(|&v| (v, 2)))
+        .collect();
+    reuses_both(func, &dependence(func, true, &seeds)).then_some(RowSplit { n, n_def })
+}
+
 /// Bits of the program-id axes a value depends on: x = 1, y = 2, z = 4.
 /// With `through_loops`, a loop's induction variable takes its bounds'
 /// axes, a carried value (a block pointer advanced each iteration) its
 /// initial value's, and an op with regions its operands'; without, block
 /// arguments and the results of ops with regions depend on none.
 fn pid_axes(func: &Function, through_loops: bool) -> HashMap<Value, u8> {
-    let mut axes: HashMap<Value, u8> = HashMap::new();
+    let mut seeds = HashMap::new();
+    func.walk(&mut |op| {
+        if let OpKind::ProgramId(axis) = func.ops[op].kind {
+            let bit = match axis {
+                Axis::X => 1,
+                Axis::Y => 2,
+                Axis::Z => 4,
+            };
+            seeds.insert(func.ops[op].results[0], bit);
+        }
+    });
+    dependence(func, through_loops, &seeds)
+}
+
+/// Bits of `seeds` a value depends on (each seed value depends on its
+/// own bits); `through_loops` as for [`pid_axes`].
+fn dependence(
+    func: &Function,
+    through_loops: bool,
+    seeds: &HashMap<Value, u8>,
+) -> HashMap<Value, u8> {
+    let mut axes: HashMap<Value, u8> = seeds.clone();
     // Program order: a value's definition is visited before its uses.
     func.walk(&mut |op| {
         let data = &func.ops[op];
@@ -309,12 +485,8 @@ fn pid_axes(func: &Function, through_loops: bool) -> HashMap<Value, u8> {
                 .fold(0, |m, v| m | axes.get(v).copied().unwrap_or(0))
         };
         let mut mask = from(&data.operands);
-        if let OpKind::ProgramId(axis) = data.kind {
-            mask |= match axis {
-                Axis::X => 1,
-                Axis::Y => 2,
-                Axis::Z => 4,
-            };
+        for r in &data.results {
+            mask |= seeds.get(r).copied().unwrap_or(0);
         }
         if !through_loops && !data.regions.is_empty() {
             return;
@@ -347,7 +519,12 @@ fn pid_axes(func: &Function, through_loops: bool) -> HashMap<Value, u8> {
 /// on pid x and not y and another on y and not x: a GEMM's A row block
 /// and B column block, shared by the tiles of a row and of a column.
 fn reuses_both_axes(func: &Function) -> bool {
-    let axes = pid_axes(func, true);
+    reuses_both(func, &pid_axes(func, true))
+}
+
+/// Whether a loop of the kernel loads one operand whose address has bit
+/// 1 of `axes` and not bit 2, and another the other way round.
+fn reuses_both(func: &Function, axes: &HashMap<Value, u8>) -> bool {
     let (mut x_only, mut y_only) = (false, false);
     let mut in_loop = |block: tawa_ir::Block| {
         func.walk_block(block, &mut |op| {
@@ -573,6 +750,46 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A one-axis GEMM that splits its program id row-major itself
+    /// (`pid // n`, `pid % n`), its loop loading a row block and a column
+    /// block: walked in bands of rows. Each program stores its (row,
+    /// column) at p[1000 + pid]; with 62 tiles of 5 columns (12 full rows
+    /// and two tiles past them), three programs store every tile once.
+    #[test]
+    fn a_row_major_split_of_one_axis_is_walked_in_bands_of_rows() {
+        let src = "  %x = program_id x : i32\n  %n = constant 5 : i32\n  \
+             %r = idiv %x, %n : i32\n  %c = rem %x, %n : i32\n  %c0 = constant 0 : i32\n  \
+             %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
+             %acc = for %k: i32 = %c0 to %c4 step %c1 iter_args(%s: i32 = %c0) -> (i32) {\n    \
+             %ak = add %r, %k : i32\n    %pa = addptr %p, %ak : ptr<i32>\n    \
+             %a = load %pa : i32\n    %bk = add %c, %k : i32\n    \
+             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
+             %ab = add %a, %b : i32\n    %s1 = add %s, %ab : i32\n    yield %s1\n  }\n  \
+             %c100 = constant 100 : i32\n  %c1000 = constant 1000 : i32\n  \
+             %row = mul %r, %n : i32\n  %i0 = add %row, %c : i32\n  %i = add %i0, %c1000 : i32\n  \
+             %q = addptr %p, %i : ptr<i32>\n  %v0 = mul %r, %c100 : i32\n  %v1 = add %v0, %c : i32\n  \
+             %v2 = add %v1, %c1 : i32\n  %v = add %v2, %acc : i32\n  store %q, %v\n";
+        let mut f = kernel(src);
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::RowBands);
+        verify_function(&f).unwrap();
+        assert!(print_function(&f).contains("%band_height = max"));
+        use tawa_ir::interp::{run_grid, ArgValue, InterpOptions, Memory};
+        let tiles = 62;
+        let mut mem = Memory::new();
+        let buf = mem.alloc(ScalarType::I32, 1000 + tiles);
+        let args = [ArgValue::Ptr(buf.base), ArgValue::Int(tiles as i64)];
+        run_grid(&f, &args, [3, 1, 1], &mut mem, &InterpOptions::default()).unwrap();
+        let out = mem.read_f64(&buf);
+        for t in 0..tiles {
+            let (r, c) = (t / 5, t % 5);
+            assert_eq!(out[1000 + t], (100 * r + c + 1) as f64, "tile {t}");
+        }
+        // Where a use of the program id is neither `// n` nor `% n`, or the
+        // loop loads by both halves, the source's order stays.
+        let mut f = kernel(&src.replace("%ak = add %r, %k", "%ak = add %x, %k"));
+        assert_eq!(make_persistent(&mut f).unwrap(), Walk::X);
     }
 
     /// A batched GEMM's grid (a batch a z index) keeps x fastest within
