@@ -537,8 +537,10 @@ fn check_tile_pingpong(
 }
 
 /// `--tma-multicast` on the simulator: matmul's TMA cases (and one of 9
-/// tiles, whose last round leaves the rank-1 CTA without a tile) and
-/// linear's `ragged` case (K-major operands, a grid over x and y) run in
+/// tiles, whose last round leaves the rank-1 CTA without a tile),
+/// linear's `ragged` case (K-major operands, a grid over x and y) and the
+/// batched GEMM's `ragged_8_warps` (an MN-major B copied as two boxes side
+/// by side, two consumer warpgroups, a grid over x, y and z) run in
 /// CTA pairs at aref depths 1 to 4, with and without a WGMMA group in
 /// flight: both programs of a pair together, each multicast put writing
 /// its half of a shared tile into both CTAs' slots and each release
@@ -560,10 +562,15 @@ fn tma_multicast() {
         .collect();
     cases.push(odd);
     let linear = triton_examples::load("linear").unwrap();
+    let batched = triton_examples::load("batched_matmul").unwrap();
     let runs = cases
         .iter()
         .map(|c| (&ex, c.clone()))
-        .chain([(&linear, linear.spec.case("ragged").unwrap().clone())]);
+        .chain([(&linear, linear.spec.case("ragged").unwrap().clone())])
+        .chain([(
+            &batched,
+            batched.spec.case("ragged_8_warps").unwrap().clone(),
+        )]);
     for (ex, case) in runs {
         let case = &case;
         let what = format!("{}/{}", ex.name, case.name);
