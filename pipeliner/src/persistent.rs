@@ -610,6 +610,25 @@ mod tests {
         parse_function(&text).unwrap()
     }
 
+    /// A GEMM-like tile: a loop loads p[a + k] and p[b + k], and the tile
+    /// (`row`, `col`) stores `100 row + col + 1` (plus the loads, zeros)
+    /// at p[1000 + row * width + col].
+    fn gemm_tile(a: &str, b: &str, row: &str, col: &str, width: &str) -> String {
+        format!(
+            "  %c0 = constant 0 : i32\n  %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
+             %acc = for %k: i32 = %c0 to %c4 step %c1 iter_args(%s: i32 = %c0) -> (i32) {{\n    \
+             %ak = add {a}, %k : i32\n    %pa = addptr %p, %ak : ptr<i32>\n    \
+             %a = load %pa : i32\n    %bk = add {b}, %k : i32\n    \
+             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
+             %ab = add %a, %b : i32\n    %s1 = add %s, %ab : i32\n    yield %s1\n  }}\n  \
+             %c100 = constant 100 : i32\n  %c1000 = constant 1000 : i32\n  \
+             %row = mul {row}, {width} : i32\n  %i0 = add %row, {col} : i32\n  \
+             %i = add %i0, %c1000 : i32\n  %q = addptr %p, %i : ptr<i32>\n  \
+             %v0 = mul {row}, %c100 : i32\n  %v1 = add %v0, {col} : i32\n  \
+             %v2 = add %v1, %c1 : i32\n  %v = add %v2, %acc : i32\n  store %q, %v\n"
+        )
+    }
+
     #[test]
     fn a_grid_over_x_and_y_is_walked_x_fastest() {
         let mut f = kernel(
@@ -694,19 +713,10 @@ mod tests {
     /// program stores its (x, y) at p[1000 + x + 5 y].
     #[test]
     fn a_grid_whose_loop_loads_rows_by_x_and_columns_by_y_is_walked_in_bands() {
-        let mut f = kernel(
-            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %c0 = constant 0 : i32\n  \
-             %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
-             %acc = for %k: i32 = %c0 to %c4 step %c1 iter_args(%s: i32 = %c0) -> (i32) {\n    \
-             %ak = add %x, %k : i32\n    %pa = addptr %p, %ak : ptr<i32>\n    \
-             %a = load %pa : i32\n    %bk = add %y, %k : i32\n    \
-             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
-             %ab = add %a, %b : i32\n    %s1 = add %s, %ab : i32\n    yield %s1\n  }\n  \
-             %c5 = constant 5 : i32\n  %c100 = constant 100 : i32\n  %c1000 = constant 1000 : i32\n  \
-             %row = mul %y, %c5 : i32\n  %i0 = add %row, %x : i32\n  %i = add %i0, %c1000 : i32\n  \
-             %q = addptr %p, %i : ptr<i32>\n  %v0 = mul %y, %c100 : i32\n  %v1 = add %v0, %x : i32\n  \
-             %v2 = add %v1, %c1 : i32\n  %v = add %v2, %acc : i32\n  store %q, %v\n",
-        );
+        let mut f = kernel(&format!(
+            "  %x = program_id x : i32\n  %y = program_id y : i32\n  %c5 = constant 5 : i32\n{}",
+            gemm_tile("%x", "%y", "%y", "%x", "%c5")
+        ));
         assert_eq!(make_persistent(&mut f).unwrap(), Walk::Banded);
         verify_function(&f).unwrap();
         let text = print_function(&f);
@@ -759,19 +769,12 @@ mod tests {
     /// and two tiles past them), three programs store every tile once.
     #[test]
     fn a_row_major_split_of_one_axis_is_walked_in_bands_of_rows() {
-        let src = "  %x = program_id x : i32\n  %n = constant 5 : i32\n  \
-             %r = idiv %x, %n : i32\n  %c = rem %x, %n : i32\n  %c0 = constant 0 : i32\n  \
-             %c4 = constant 4 : i32\n  %c1 = constant 1 : i32\n  \
-             %acc = for %k: i32 = %c0 to %c4 step %c1 iter_args(%s: i32 = %c0) -> (i32) {\n    \
-             %ak = add %r, %k : i32\n    %pa = addptr %p, %ak : ptr<i32>\n    \
-             %a = load %pa : i32\n    %bk = add %c, %k : i32\n    \
-             %pb = addptr %p, %bk : ptr<i32>\n    %b = load %pb : i32\n    \
-             %ab = add %a, %b : i32\n    %s1 = add %s, %ab : i32\n    yield %s1\n  }\n  \
-             %c100 = constant 100 : i32\n  %c1000 = constant 1000 : i32\n  \
-             %row = mul %r, %n : i32\n  %i0 = add %row, %c : i32\n  %i = add %i0, %c1000 : i32\n  \
-             %q = addptr %p, %i : ptr<i32>\n  %v0 = mul %r, %c100 : i32\n  %v1 = add %v0, %c : i32\n  \
-             %v2 = add %v1, %c1 : i32\n  %v = add %v2, %acc : i32\n  store %q, %v\n";
-        let mut f = kernel(src);
+        let src = format!(
+            "  %x = program_id x : i32\n  %n = constant 5 : i32\n  %r = idiv %x, %n : i32\n  \
+             %c = rem %x, %n : i32\n{}",
+            gemm_tile("%r", "%c", "%r", "%c", "%n")
+        );
+        let mut f = kernel(&src);
         assert_eq!(make_persistent(&mut f).unwrap(), Walk::RowBands);
         verify_function(&f).unwrap();
         assert!(print_function(&f).contains("%band_height = max"));
