@@ -419,14 +419,15 @@ fn row_major_tiles(func: &Function, pids: &[Value]) -> Option<RowSplit> {
         for (op, pos) in crate::value_uses(func, pid) {
             let data = &func.ops[op];
             let at = body.iter().position(|&o| o == op)?;
+            let halves = match data.kind {
+                OpKind::Binary(BinaryOp::IDiv) => &mut rows,
+                OpKind::Binary(BinaryOp::Rem) => &mut cols,
+                _ => return None,
+            };
             if pos != 0 || *n.get_or_insert(data.operands[1]) != data.operands[1] {
                 return None;
             }
-            match data.kind {
-                OpKind::Binary(BinaryOp::IDiv) => rows.push(data.results[0]),
-                OpKind::Binary(BinaryOp::Rem) => cols.push(data.results[0]),
-                _ => return None,
-            }
+            halves.push(data.results[0]);
             first_use = first_use.min(at);
         }
     }
