@@ -67,9 +67,10 @@
 //!   slot that `wgmma.wait_group` already saw complete, so the peer's
 //!   producer needs to see the arrival, not to acquire memory through it
 //!   (`.release.cluster` arrivals and `.acquire.cluster` waits made the
-//!   paired 128x256 GEMM run at half speed on the H100). The kernel ends with a cluster barrier of
-//!   every thread, so that no CTA exits while its peer may still write its
-//!   shared memory or arrive on its barriers.
+//!   paired 128x256 GEMM run at half speed on the H100). The kernel ends
+//!   with a cluster barrier of every thread, so that no CTA exits while
+//!   its peer may still write its shared memory or arrive on its
+//!   barriers.
 //! - **consumed**: lane 0 of every consumer warp arrives on `empty[s]`
 //!   (arrival count = the consuming warps; of a ring dealt between
 //!   one-warpgroup partitions that take turns with each other — tile
