@@ -291,6 +291,21 @@ impl Function {
     }
 
     /// Appends a one-result op to `block` and returns its result.
+    /// [`Function::insert_op`] of a one-result op without regions: the
+    /// result, as [`Function::append_value`] gives it at a block's end.
+    pub fn insert_value(
+        &mut self,
+        block: Block,
+        index: usize,
+        kind: OpKind,
+        operands: Vec<Value>,
+        result_type: Type,
+        loc: Loc,
+    ) -> Value {
+        let op = self.insert_op(block, index, kind, operands, vec![result_type], vec![], loc);
+        self.ops[op].results[0]
+    }
+
     pub fn append_value(
         &mut self,
         block: Block,

@@ -396,41 +396,17 @@ fn apply(func: &mut Function, c: &Candidate, parts: u32) {
         let at = crate::mma_pipeline::position(func, body, load);
         let loc = func.ops[load].loc;
         let part = cast_to(func, body, at, part_of_producer, &coord_ty, loc);
-        let at = crate::mma_pipeline::position(func, body, load);
+        let mut at = crate::mma_pipeline::position(func, body, load);
         let Type::TensorDesc { block, .. } = &part_desc_ty else {
             unreachable!()
         };
         let width = i64::from(block[axis]);
-        let width = func.insert_op(
-            body,
-            at,
-            OpKind::Constant(ConstValue::Int(width)),
-            vec![],
-            vec![coord_ty.clone()],
-            vec![],
-            loc,
-        );
-        let width = func.ops[width].results[0];
-        let off = func.insert_op(
-            body,
-            at + 1,
-            OpKind::Binary(BinaryOp::Mul),
-            vec![part, width],
-            vec![coord_ty.clone()],
-            vec![],
-            loc,
-        );
-        let off = func.ops[off].results[0];
-        let sum = func.insert_op(
-            body,
-            at + 2,
-            OpKind::Binary(BinaryOp::Add),
-            vec![coord, off],
-            vec![coord_ty],
-            vec![],
-            loc,
-        );
-        func.ops[load].operands[1 + axis] = func.ops[sum].results[0];
+        let width = insert_value(func, body, &mut at, int(width), vec![], &coord_ty, loc);
+        let mul = binary(BinaryOp::Mul);
+        let off = insert_value(func, body, &mut at, mul, vec![part, width], &coord_ty, loc);
+        let add = binary(BinaryOp::Add);
+        let sum = insert_value(func, body, &mut at, add, vec![coord, off], &coord_ty, loc);
+        func.ops[load].operands[1 + axis] = sum;
     }
 }
 
@@ -468,25 +444,12 @@ fn index_parts(func: &mut Function, ring: Value, the_loop: Op, part: Value, part
         let mut at = crate::mma_pipeline::position(func, body, op);
         let part = cast_to(func, body, at, part, &ty, loc);
         at = crate::mma_pipeline::position(func, body, op);
-        let parts_v = insert_value(func, body, &mut at, int(i64::from(parts)), vec![], &ty, loc);
-        let scaled = insert_value(
-            func,
-            body,
-            &mut at,
-            binary(BinaryOp::Mul),
-            vec![index, parts_v],
-            &ty,
-            loc,
-        );
-        let new = insert_value(
-            func,
-            body,
-            &mut at,
-            binary(BinaryOp::Add),
-            vec![scaled, part],
-            &ty,
-            loc,
-        );
+        let parts = int(i64::from(parts));
+        let parts = insert_value(func, body, &mut at, parts, vec![], &ty, loc);
+        let mul = binary(BinaryOp::Mul);
+        let scaled = insert_value(func, body, &mut at, mul, vec![index, parts], &ty, loc);
+        let add = binary(BinaryOp::Add);
+        let new = insert_value(func, body, &mut at, add, vec![scaled, part], &ty, loc);
         func.ops[op].operands[1] = new;
         rewritten.push((index, new));
     }
@@ -505,18 +468,10 @@ fn cast_to(
     if func.ty(v) == ty {
         return v;
     }
-    let cast = func.insert_op(
-        block,
-        at,
-        OpKind::Cast {
-            rounding: Default::default(),
-        },
-        vec![v],
-        vec![ty.clone()],
-        vec![],
-        loc,
-    );
-    func.ops[cast].results[0]
+    let cast = OpKind::Cast {
+        rounding: Default::default(),
+    };
+    func.insert_value(block, at, cast, vec![v], ty.clone(), loc)
 }
 
 /// Inserts a one-result op of type `ty` at `*at` in `block`, advancing
@@ -530,9 +485,9 @@ fn insert_value(
     ty: &Type,
     loc: tawa_ir::Loc,
 ) -> Value {
-    let op = func.insert_op(block, *at, kind, operands, vec![ty.clone()], vec![], loc);
+    let v = func.insert_value(block, *at, kind, operands, ty.clone(), loc);
     *at += 1;
-    func.ops[op].results[0]
+    v
 }
 
 fn int(c: i64) -> OpKind {

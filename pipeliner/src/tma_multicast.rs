@@ -532,37 +532,13 @@ struct Peer {
 fn peer_of(func: &mut Function, tl: &TileLoop) -> Peer {
     let loc = func.ops[tl.op].loc;
     let ty = func.ty(tl.tile).clone();
-    let one = func.insert_op(
-        tl.body,
-        0,
-        OpKind::Constant(ConstValue::Int(1)),
-        vec![],
-        vec![ty.clone()],
-        vec![],
-        loc,
-    );
-    let one = func.ops[one].results[0];
-    let peer = func.insert_op(
-        tl.body,
-        1,
-        OpKind::Binary(BinaryOp::Xor),
-        vec![tl.tile, one],
-        vec![ty],
-        vec![],
-        loc,
-    );
-    let peer = func.ops[peer].results[0];
+    let one = OpKind::Constant(ConstValue::Int(1));
+    let one = func.insert_value(tl.body, 0, one, vec![], ty.clone(), loc);
+    let xor = OpKind::Binary(BinaryOp::Xor);
+    let peer = func.insert_value(tl.body, 1, xor, vec![tl.tile, one], ty, loc);
     func.set_name(peer, "peer_tile");
-    let has = func.insert_op(
-        tl.body,
-        2,
-        OpKind::Cmp(CmpPred::Lt),
-        vec![peer, tl.count],
-        vec![i1()],
-        vec![],
-        loc,
-    );
-    let has = func.ops[has].results[0];
+    let lt = OpKind::Cmp(CmpPred::Lt);
+    let has = func.insert_value(tl.body, 2, lt, vec![peer, tl.count], i1(), loc);
     func.set_name(has, "peer_has_tile");
     Peer {
         tile: peer,
@@ -635,8 +611,7 @@ fn insert_before(
         .position(|&o| o == before)
         .expect("the put is in its block");
     let loc = func.ops[before].loc;
-    let op = func.insert_op(block, at, kind, operands, vec![ty], vec![], loc);
-    func.ops[op].results[0]
+    func.insert_value(block, at, kind, operands, ty, loc)
 }
 
 fn constant_bool(func: &mut Function, before: Op, b: bool) -> Value {
