@@ -9,23 +9,15 @@ mod common;
 
 use std::fs;
 
-use expect_test::expect_file;
 use tawa_ir::{parse_function, print_function, verify_function};
 use tawa_pipeliner::pingpong::{pingpong, remove_turns};
 use tawa_pipeliner::Schedule;
 
 #[test]
 fn pingpong_file_tests() {
-    for path in common::input_files("pingpong") {
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let text = fs::read_to_string(&path).unwrap();
-        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
-        let mut schedule = Schedule::default();
-        pingpong(&mut func, &mut schedule);
-        let out = common::scheduled_output(&name, &func, &schedule);
-        expect_file![path.with_extension("out")].assert_eq(&out);
-    }
+    common::pass_file_tests("pingpong", |_, func, schedule| {
+        pingpong(func, schedule);
+    });
 }
 
 /// `remove_turns` (the driver's fallback when the backend finds a barrier

@@ -11,8 +11,7 @@ mod common;
 
 use std::fs;
 
-use expect_test::expect_file;
-use tawa_ir::{parse_function, verify_function, OpKind, Type};
+use tawa_ir::{parse_function, OpKind, Type};
 use tawa_pipeliner::slot_split::slot_split;
 use tawa_pipeliner::Schedule;
 
@@ -29,16 +28,9 @@ fn asked(text: &str) -> u32 {
 
 #[test]
 fn slot_split_file_tests() {
-    for path in common::input_files("slot_split") {
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let text = fs::read_to_string(&path).unwrap();
-        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
-        let mut schedule = Schedule::default();
-        slot_split(&mut func, asked(&text), &mut schedule);
-        let out = common::scheduled_output(&name, &func, &schedule);
-        expect_file![path.with_extension("out")].assert_eq(&out);
-    }
+    common::pass_file_tests("slot_split", |text, func, schedule| {
+        slot_split(func, asked(text), schedule);
+    });
 }
 
 /// Which rings split, into how many slots, and that the split keeps the

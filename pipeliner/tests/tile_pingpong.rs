@@ -10,23 +10,15 @@ mod common;
 
 use std::fs;
 
-use expect_test::expect_file;
-use tawa_ir::{parse_function, verify_function, OpKind};
+use tawa_ir::{parse_function, OpKind};
 use tawa_pipeliner::tile_pingpong::tile_pingpong;
 use tawa_pipeliner::Schedule;
 
 #[test]
 fn tile_pingpong_file_tests() {
-    for path in common::input_files("tile_pingpong") {
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let text = fs::read_to_string(&path).unwrap();
-        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
-        let mut schedule = Schedule::default();
-        tile_pingpong(&mut func, &mut schedule);
-        let out = common::scheduled_output(&name, &func, &schedule);
-        expect_file![path.with_extension("out")].assert_eq(&out);
-    }
+    common::pass_file_tests("tile_pingpong", |_, func, schedule| {
+        tile_pingpong(func, schedule);
+    });
 }
 
 /// The kernels the pass is for come out with three partitions, the two

@@ -9,23 +9,15 @@ mod common;
 
 use std::fs;
 
-use expect_test::expect_file;
-use tawa_ir::{parse_function, verify_function, OpKind};
+use tawa_ir::{parse_function, OpKind};
 use tawa_pipeliner::tma_multicast::tma_multicast;
 use tawa_pipeliner::Schedule;
 
 #[test]
 fn tma_multicast_file_tests() {
-    for path in common::input_files("tma_multicast") {
-        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let text = fs::read_to_string(&path).unwrap();
-        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
-        let mut schedule = Schedule::default();
-        tma_multicast(&mut func, &mut schedule);
-        let out = common::scheduled_output(&name, &func, &schedule);
-        expect_file![path.with_extension("out")].assert_eq(&out);
-    }
+    common::pass_file_tests("tma_multicast", |_, func, schedule| {
+        tma_multicast(func, schedule);
+    });
 }
 
 /// Which kernels run in CTA pairs; those that do carry one predicate per

@@ -1,5 +1,5 @@
-//! What the pipeliner's file tests share: their inputs and the printed
-//! form of a schedule.
+//! What the pipeliner's file tests share: their inputs, the printed
+//! form of a schedule, and the loop of a test of one pass.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -38,4 +38,22 @@ pub fn scheduled_output(name: &str, func: &Function, schedule: &Schedule) -> Str
         .collect();
     out.push_str(&printed);
     out
+}
+
+/// The file tests of one pass: every input of `folder` must verify, goes
+/// through `pass` (given the input's text too, for options written in
+/// it), and its [`scheduled_output`] must equal the blessed `.out` beside
+/// it (`UPDATE_EXPECT=1` blesses).
+#[allow(dead_code)] // not every test binary that has this module calls it
+pub fn pass_file_tests(folder: &str, pass: impl Fn(&str, &mut Function, &mut Schedule)) {
+    for path in input_files(folder) {
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let text = fs::read_to_string(&path).unwrap();
+        let mut func = parse_function(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        verify_function(&func).unwrap_or_else(|e| panic!("{name}: input: {e:?}"));
+        let mut schedule = Schedule::default();
+        pass(&text, &mut func, &mut schedule);
+        let out = scheduled_output(&name, &func, &schedule);
+        expect_test::expect_file![path.with_extension("out")].assert_eq(&out);
+    }
 }
