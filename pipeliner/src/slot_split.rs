@@ -71,16 +71,16 @@ use tawa_ir::{BinaryOp, ConstValue, Function, OpKind, Type};
 use crate::aref_depth::one_slot_rings;
 use crate::Schedule;
 
-/// A ring that can split, and where.
-struct Candidate {
-    ring: Value,
-    producer_loop: Op,
-    consumer_loop: Op,
+/// A ring that can split (or merge, [`crate::slot_merge`]), and where.
+pub(crate) struct Candidate {
+    pub(crate) ring: Value,
+    pub(crate) producer_loop: Op,
+    pub(crate) consumer_loop: Op,
     /// Per buffer of the ring: its K axis, the `desc_load` filling it and
     /// the K axis of that load's descriptor (a copy may drop size-1 boxes
     /// dimensions: a batched GEMM's `[1, 128, 64]` box fills a 128x64
     /// tile).
-    buffers: Vec<(usize, Op, usize)>,
+    pub(crate) buffers: Vec<(usize, Op, usize)>,
 }
 
 /// Splits the slots of every ring that qualifies (module docs) into
@@ -92,10 +92,7 @@ pub fn slot_split(func: &mut Function, parts: u32, schedule: &mut Schedule) -> V
     }
     for (create, ring) in rings(func) {
         let loc = func.ops[create].loc;
-        let name = func.values[ring]
-            .name
-            .clone()
-            .unwrap_or_else(|| "ring".into());
+        let name = ring_name(func, ring);
         let checked = candidate(func, ring).and_then(|c| check_parts(func, &c, parts).map(|()| c));
         let c = match checked {
             Ok(c) => c,
@@ -105,9 +102,7 @@ pub fn slot_split(func: &mut Function, parts: u32, schedule: &mut Schedule) -> V
             }
         };
         apply(func, &c, parts);
-        let Type::Aref { depth, .. } = func.ty(ring) else {
-            unreachable!("a candidate ring is an aref")
-        };
+        let depth = ring_depth(func, ring);
         schedule.note(
             loc,
             format!(
@@ -121,9 +116,25 @@ pub fn slot_split(func: &mut Function, parts: u32, schedule: &mut Schedule) -> V
     split
 }
 
+/// A ring's name in `--explain`'s notes.
+pub(crate) fn ring_name(func: &Function, ring: Value) -> String {
+    func.values[ring]
+        .name
+        .clone()
+        .unwrap_or_else(|| "ring".into())
+}
+
+/// A ring's slots.
+pub(crate) fn ring_depth(func: &Function, ring: Value) -> u32 {
+    match func.ty(ring) {
+        Type::Aref { depth, .. } => *depth,
+        _ => unreachable!("a ring is an aref"),
+    }
+}
+
 /// The streaming rings of `func` (not the one-slot ones), with their
 /// `aref.create`s.
-fn rings(func: &Function) -> Vec<(Op, Value)> {
+pub(crate) fn rings(func: &Function) -> Vec<(Op, Value)> {
     let one_slot = one_slot_rings(func);
     let mut found = Vec::new();
     func.walk(&mut |op| {
@@ -144,7 +155,7 @@ fn enclosing_loop(func: &Function, op: Op) -> Option<(Op, Block)> {
     matches!(func.ops[parent].kind, OpKind::For(_)).then_some((parent, block))
 }
 
-fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
+pub(crate) fn candidate(func: &Function, ring: Value) -> Result<Candidate, String> {
     let Type::Aref { buffers, .. } = func.ty(ring).clone() else {
         return Err("internal: aref.create of a non-aref".into());
     };
@@ -325,29 +336,41 @@ fn check_parts(func: &Function, c: &Candidate, parts: u32) -> Result<(), String>
     Ok(())
 }
 
-fn apply(func: &mut Function, c: &Candidate, parts: u32) {
-    // The ring: `parts` times the slots, each 1/parts of K.
-    if let Type::Aref { depth, buffers } = &mut func.values[c.ring].ty {
-        *depth *= parts;
+/// Gives `c`'s ring `depth(d)` slots whose buffers are `k(K)` deep along
+/// their K axes, the consumer's views of the slot too; returns the new
+/// buffer types.
+pub(crate) fn reshape_ring(
+    func: &mut Function,
+    c: &Candidate,
+    depth: impl Fn(u32) -> u32,
+    k: impl Fn(u32) -> u32,
+) -> Vec<Type> {
+    if let Type::Aref { depth: d, buffers } = &mut func.values[c.ring].ty {
+        *d = depth(*d);
         for ((axis, _, _), ty) in c.buffers.iter().zip(buffers.iter_mut()) {
             if let Type::Tensor { shape, .. } = ty {
-                shape[*axis] /= parts;
+                shape[*axis] = k(shape[*axis]);
             }
         }
     }
     let Type::Aref { buffers, .. } = func.ty(c.ring).clone() else {
         unreachable!()
     };
-    // The consumer's views of the slot.
     let get = crate::value_uses(func, c.ring)
         .into_iter()
         .find(|(o, i)| *i == 0 && matches!(func.ops[*o].kind, OpKind::ArefGet))
         .map(|(o, _)| o)
         .expect("the candidate's get");
-    for (k, ty) in buffers.iter().enumerate() {
-        let r = func.ops[get].results[k];
+    for (i, ty) in buffers.iter().enumerate() {
+        let r = func.ops[get].results[i];
         func.values[r].ty = ty.clone();
     }
+    buffers
+}
+
+fn apply(func: &mut Function, c: &Candidate, parts: u32) {
+    // The ring: `parts` times the slots, each 1/parts of K.
+    let buffers = reshape_ring(func, c, |d| d * parts, |k| k / parts);
 
     let part_of_producer = split_loop(func, c.producer_loop, parts);
     let part_of_consumer = split_loop(func, c.consumer_loop, parts);
@@ -356,38 +379,7 @@ fn apply(func: &mut Function, c: &Candidate, parts: u32) {
 
     // Each copy: a descriptor of the part's box, and the part's K offset.
     for (b, &(_, load, axis)) in c.buffers.iter().enumerate() {
-        let ty = buffers[b].clone();
-        let desc = func.ops[load].operands[0];
-        let made = func.def_op(desc).expect("a kernel-built descriptor");
-        let Type::TensorDesc { elem, mut block } = func.ty(desc).clone() else {
-            unreachable!("a desc_load reads a descriptor")
-        };
-        block[axis] /= parts;
-        let part_desc = Type::TensorDesc { elem, block };
-        let block = func.block_of(made).expect("placed");
-        let at = crate::mma_pipeline::position(func, block, made) + 1;
-        let operands = func.ops[made].operands.clone();
-        let loc = func.ops[made].loc;
-        let new_desc = func.insert_op(
-            block,
-            at,
-            OpKind::MakeTensorDesc,
-            operands,
-            vec![part_desc],
-            vec![],
-            loc,
-        );
-        let new_desc = func.ops[new_desc].results[0];
-        let part_desc_ty = func.ty(new_desc).clone();
-        func.ops[load].operands[0] = new_desc;
-        // The whole box's descriptor, read by nothing else now, would
-        // still be encoded and passed to the kernel.
-        if crate::value_uses(func, desc).is_empty() {
-            let at = crate::mma_pipeline::position(func, block, made);
-            func.blocks[block].ops.remove(at);
-        }
-        let out = func.ops[load].results[0];
-        func.values[out].ty = ty.clone();
+        let part_desc_ty = rebox(func, load, axis, buffers[b].clone(), |k| k / parts);
 
         // offset[axis] + part * (K / parts)
         let coord = func.ops[load].operands[1 + axis];
@@ -408,6 +400,46 @@ fn apply(func: &mut Function, c: &Candidate, parts: u32) {
         let sum = insert_value(func, body, &mut at, add, vec![coord, off], &coord_ty, loc);
         func.ops[load].operands[1 + axis] = sum;
     }
+}
+
+/// Makes copy `load` fill a tile of type `tile`: a descriptor like the
+/// one it reads, its box's `axis` resized by `resize`, made beside it
+/// (the old one removed when nothing else reads it: it would still be
+/// encoded and passed to the kernel). Returns the new descriptor's type.
+pub(crate) fn rebox(
+    func: &mut Function,
+    load: Op,
+    axis: usize,
+    tile: Type,
+    resize: impl Fn(u32) -> u32,
+) -> Type {
+    let desc = func.ops[load].operands[0];
+    let made = func.def_op(desc).expect("a kernel-built descriptor");
+    let Type::TensorDesc { elem, mut block } = func.ty(desc).clone() else {
+        unreachable!("a desc_load reads a descriptor")
+    };
+    block[axis] = resize(block[axis]);
+    let new_ty = Type::TensorDesc { elem, block };
+    let block = func.block_of(made).expect("placed");
+    let at = crate::mma_pipeline::position(func, block, made) + 1;
+    let operands = func.ops[made].operands.clone();
+    let loc = func.ops[made].loc;
+    let new_desc = func.insert_value(
+        block,
+        at,
+        OpKind::MakeTensorDesc,
+        operands,
+        new_ty.clone(),
+        loc,
+    );
+    func.ops[load].operands[0] = new_desc;
+    if crate::value_uses(func, desc).is_empty() {
+        let at = crate::mma_pipeline::position(func, block, made);
+        func.blocks[block].ops.remove(at);
+    }
+    let out = func.ops[load].results[0];
+    func.values[out].ty = tile;
+    new_ty
 }
 
 /// Makes the ring's slot indices in `the_loop` (split by [`split_loop`])
@@ -476,7 +508,7 @@ fn cast_to(
 
 /// Inserts a one-result op of type `ty` at `*at` in `block`, advancing
 /// `*at`; returns the result.
-fn insert_value(
+pub(crate) fn insert_value(
     func: &mut Function,
     block: Block,
     at: &mut usize,
@@ -490,7 +522,7 @@ fn insert_value(
     v
 }
 
-fn int(c: i64) -> OpKind {
+pub(crate) fn int(c: i64) -> OpKind {
     OpKind::Constant(ConstValue::Int(c))
 }
 

@@ -9,9 +9,6 @@
 
 mod common;
 
-use std::fs;
-
-use tawa_ir::{parse_function, OpKind, Type};
 use tawa_pipeliner::slot_split::slot_split;
 use tawa_pipeliner::Schedule;
 
@@ -45,30 +42,10 @@ fn which_rings_split() {
         ("matmul_four_parts_too_narrow", None),
         ("matmul_64x32x32_halves_too_narrow", None),
     ] {
-        let path = common::input_files("slot_split")
-            .into_iter()
-            .find(|p| p.file_stem().is_some_and(|s| s == name))
-            .unwrap_or_else(|| panic!("{name}: no such input"));
-        let text = fs::read_to_string(&path).unwrap();
-        let mut func = parse_function(&text).unwrap();
-        let bytes = |func: &tawa_ir::Function| {
-            let mut total = Vec::new();
-            func.walk(&mut |op| {
-                if matches!(func.ops[op].kind, OpKind::ArefCreate) {
-                    if let Type::Aref { depth, buffers } = func.ty(func.ops[op].results[0]) {
-                        let slot: u32 = buffers
-                            .iter()
-                            .map(|t| t.shape().iter().product::<u32>() * 2)
-                            .sum();
-                        total.push((*depth, slot * depth));
-                    }
-                }
-            });
-            total
-        };
-        let before = bytes(&func);
+        let (text, mut func) = common::input("slot_split", name);
+        let before = common::ring_slots_and_bytes(&func);
         let split = slot_split(&mut func, asked(&text), &mut Schedule::default());
-        let after = bytes(&func);
+        let after = common::ring_slots_and_bytes(&func);
         assert_eq!(split.is_empty(), split_depth.is_none(), "{name}");
         if let Some(d) = split_depth {
             assert_eq!(after[0].0, d, "{name}");

@@ -57,3 +57,33 @@ pub fn pass_file_tests(folder: &str, pass: impl Fn(&str, &mut Function, &mut Sch
         expect_test::expect_file![path.with_extension("out")].assert_eq(&out);
     }
 }
+
+/// Each aref ring of `func`: its slots and its bytes (2-byte elements).
+#[allow(dead_code)] // not every test binary that has this module calls it
+pub fn ring_slots_and_bytes(func: &Function) -> Vec<(u32, u32)> {
+    let mut total = Vec::new();
+    func.walk(&mut |op| {
+        if matches!(func.ops[op].kind, tawa_ir::OpKind::ArefCreate) {
+            if let tawa_ir::Type::Aref { depth, buffers } = func.ty(func.ops[op].results[0]) {
+                let slot: u32 = buffers
+                    .iter()
+                    .map(|t| t.shape().iter().product::<u32>() * 2)
+                    .sum();
+                total.push((*depth, slot * depth));
+            }
+        }
+    });
+    total
+}
+
+/// The parsed input `name` of test folder `folder` and its text.
+#[allow(dead_code)] // not every test binary that has this module calls it
+pub fn input(folder: &str, name: &str) -> (String, Function) {
+    let path = input_files(folder)
+        .into_iter()
+        .find(|p| p.file_stem().is_some_and(|s| s == name))
+        .unwrap_or_else(|| panic!("{name}: no such input"));
+    let text = fs::read_to_string(&path).unwrap();
+    let func = parse_function(&text).unwrap();
+    (text, func)
+}
