@@ -29,6 +29,9 @@ mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
 fp32 at most, and is the defaults elsewhere: `--explain` says which);
 and CTA pairs multicasting their shared TMA copies (`--tma-multicast`: the
 defaults where it does not apply, `--explain` says which);
+and each ring slot holding one K step (`--slot-merge 1`: the baseline of
+the default's two steps a slot where a ring qualifies; the explicit
+`--mma-depth` points keep one step a slot too, `--explain` says which);
 and each ring slot holding half a K step (`--slot-split 2`: twice the
 slots, the same shared memory, one WGMMA group in flight holding half a
 step; the defaults where a ring does not qualify, `--explain` says which).
@@ -66,6 +69,7 @@ POINTS = [
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
     ("ws-tile-pingpong", "ws, tile ping-pong", ["--tile-pingpong"]),
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
+    ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
 ]
 

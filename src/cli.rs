@@ -275,6 +275,16 @@ pub struct PipelineFlags {
     /// others. `--explain` says which rings split, or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=8))]
     pub slot_split: Option<u32>,
+
+    /// Merge N consecutive K steps into each slot of a GEMM's aref ring:
+    /// 1/N of the slots, each N steps (the same shared memory), the loops
+    /// copying N steps' tiles as one box and multiplying them in one dot
+    /// an iteration, so the producer and consumers hand over a slot N
+    /// times less often. Only where a merged step past the loop's end
+    /// lies past the tensor (the loop ends at cdiv(K, BLOCK_K)); `--explain`
+    /// says which rings merged, or why not.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "slot_split")]
+    pub slot_merge: Option<u32>,
 }
 
 impl PipelineFlags {
@@ -292,6 +302,7 @@ impl PipelineFlags {
             tma_multicast: self.tma_multicast,
             occupancy: self.occupancy,
             slot_split: self.slot_split,
+            slot_merge: self.slot_merge,
         }
     }
 }
@@ -577,6 +588,7 @@ mod tests {
                 tma_multicast: true,
                 occupancy: Some(1),
                 slot_split: Some(1),
+                slot_merge: None,
             }
         );
         // The same flags on the command line give the same options.

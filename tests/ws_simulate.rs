@@ -594,6 +594,45 @@ fn tma_multicast() {
     }
 }
 
+/// Case `case` of `example` with its `block_k` constexpr 64 and K = `k`:
+/// the example, the case, its name, and [`plain_run`]'s module, kernel
+/// and bytes.
+fn k64_run(
+    example: &str,
+    case: &str,
+    block_k: &str,
+    k: i64,
+) -> (
+    triton_examples::Example,
+    triton_examples::Case,
+    String,
+    tawa_ir::Module,
+    Function,
+    Vec<Vec<u8>>,
+) {
+    let ex = triton_examples::load(example).unwrap();
+    let mut case = ex.spec.case(case).unwrap().clone();
+    case.constexprs
+        .insert(block_k.into(), triton_examples::Constexpr::Int(64));
+    case.sizes.insert("K".into(), k);
+    let what = format!("{}/{} (BLOCK_K 64, K {k})", ex.name, case.name);
+    let (module, plain, expected) = plain_run(&ex, &case, &what);
+    (ex, case, what, module, plain, expected)
+}
+
+/// The driver's warp specialization of `plain` with `opts`, which must
+/// apply (`how` names the run in a failure).
+fn specialize(
+    what: &str,
+    plain: &Function,
+    opts: &PipelineOptions,
+    how: &str,
+) -> tawa_rs::driver::Specialized {
+    tawa_rs::driver::warp_specialize_function(what, plain, opts)
+        .unwrap_or_else(|e| panic!("{how}: {e}"))
+        .unwrap_or_else(|| panic!("{how}: not warp-specialized"))
+}
+
 /// `--slot-split 2` on GEMMs whose K step is 64 wide: the matmul (loop
 /// index as the slot index before persistence, a carried counter after),
 /// the host-descriptor matmul (`range(0, K, BLOCK_K)`, a step of 64), the
@@ -623,13 +662,7 @@ fn slot_split() {
         ),
     ];
     for (example, case, block_k, k) in runs {
-        let ex = triton_examples::load(example).unwrap();
-        let mut case = ex.spec.case(case).unwrap().clone();
-        case.constexprs
-            .insert(block_k.into(), triton_examples::Constexpr::Int(64));
-        case.sizes.insert("K".into(), k);
-        let what = format!("{}/{} (BLOCK_K 64, K {k})", ex.name, case.name);
-        let (module, plain, expected) = plain_run(&ex, &case, &what);
+        let (ex, case, what, module, plain, expected) = k64_run(example, case, block_k, k);
         for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, None), (d, Some(0))]) {
             let how = format!("{what} (slot split 2, depth {depth}, mma depth {mma_depth:?})");
             let opts = PipelineOptions {
@@ -638,9 +671,7 @@ fn slot_split() {
                 slot_split: Some(2),
                 ..PipelineOptions::default()
             };
-            let ws = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
-                .unwrap_or_else(|e| panic!("{how}: {e}"))
-                .unwrap_or_else(|| panic!("{how}: not warp-specialized"));
+            let ws = specialize(&what, &plain, &opts, &how);
             assert!(
                 ws.schedule
                     .decisions
@@ -655,6 +686,53 @@ fn slot_split() {
     }
 }
 
+/// `--slot-merge 2` on GEMMs whose loop runs to `cdiv(K, 64)`: the
+/// matmul with an even and an odd number of K steps (the last merged
+/// step's second half lies past K, where the copy reads zeros), one and
+/// two consumer warpgroups, at aref depths 4 and 6, with the default MMA
+/// depth and with none. The rings must have merged and the bytes must be
+/// the plain run's. The host-descriptor matmul (`range(0, K, BLOCK_K)`,
+/// a step of 64) must not merge, and `--explain` must say why.
+#[test]
+fn slot_merge() {
+    let runs = [
+        ("matmul", "leaky_relu_ragged_tma", "BLOCK_SIZE_K", 200, true),
+        ("matmul", "leaky_relu_ragged_tma", "BLOCK_SIZE_K", 150, true),
+        ("matmul", "bf16_ragged_tma", "BLOCK_SIZE_K", 130, true),
+        ("matmul", "tiles_128x128_ragged", "BLOCK_SIZE_K", 190, true),
+        ("matmul_tma_host", "ragged_100", "BLOCK_K", 160, false),
+    ];
+    for (example, case, block_k, k, merges) in runs {
+        let (ex, case, what, module, plain, expected) = k64_run(example, case, block_k, k);
+        for (depth, mma_depth) in [4, 6].into_iter().flat_map(|d| [(d, None), (d, Some(0))]) {
+            let how = format!("{what} (slot merge 2, depth {depth}, mma depth {mma_depth:?})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth,
+                slot_merge: Some(2),
+                ..PipelineOptions::default()
+            };
+            let ws = specialize(&what, &plain, &opts, &how);
+            let decisions = &ws.schedule.decisions;
+            let merged = decisions.iter().any(|d| d.contains("2 K steps a slot"));
+            assert_eq!(merged, merges, "{how}: {decisions:#?}");
+            if !merges {
+                assert!(
+                    decisions
+                        .iter()
+                        .any(|d| d.contains("one K step a slot: a loop does not run from 0 by 1")),
+                    "{how}: no reason given: {decisions:#?}"
+                );
+            }
+            simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
+        }
+        eprintln!(
+            "ok   {what}: slot merge {}",
+            if merges { "applied" } else { "refused" }
+        );
+    }
+}
+
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
 /// `ragged_few_programs` below) stay plain in the driver: a dot of fewer
 /// than 64 rows a warpgroup is no wgmma, and aref slots are read by wgmma
@@ -663,7 +741,12 @@ fn slot_split() {
 fn matmul() {
     check_example(
         "matmul",
-        &["ragged_100", "leaky_relu_ragged_tma", "bf16_ragged_tma"],
+        &[
+            "ragged_100",
+            "leaky_relu_ragged_tma",
+            "bf16_ragged_tma",
+            "tiles_128x256_ragged_odd_k",
+        ],
     );
 }
 

@@ -19,6 +19,11 @@
 //! interpreter's on the plain kernel, no deadlock, and no slot released
 //! while a group reading it is in flight.
 //!
+//! - [`slot_merge`]: a GEMM ring's slots hold several K steps (1/N of
+//!   the slots, the same bytes), so that the producer and the consumers
+//!   hand a slot over N times less often (`--slot-merge N`; by default 2
+//!   for a ring read by two consumer warpgroups).
+//!
 //! - [`slot_split`]: a GEMM ring's slots hold parts of a K step (N times
 //!   the slots, the same bytes), so that a group kept in flight holds a
 //!   part of a step (`--slot-split N`, off by default: measured no
@@ -69,6 +74,7 @@ pub mod mma_pipeline;
 pub mod occupancy;
 pub mod persistent;
 pub mod pingpong;
+pub mod slot_merge;
 pub mod slot_split;
 pub mod software_pipeline;
 pub mod tile_pingpong;
@@ -141,6 +147,9 @@ pub struct PipelineOptions {
     /// Parts each slot of a GEMM's ring holds of a K step
     /// (`--slot-split`); `None` (the default) keeps slots whole.
     pub slot_split: Option<u32>,
+    /// K steps each slot of a GEMM's ring holds (`--slot-merge`); `None`
+    /// lets [`slot_merge`] decide.
+    pub slot_merge: Option<u32>,
 }
 
 impl Default for PipelineOptions {
@@ -158,6 +167,7 @@ impl Default for PipelineOptions {
             tma_multicast: false,
             occupancy: None,
             slot_split: None,
+            slot_merge: None,
         }
     }
 }
@@ -259,7 +269,9 @@ impl std::error::Error for PipelineError {}
 
 /// Runs the pipeliner's passes over warp-specialized `func` in place:
 /// aref depths first (MMA pipelining needs a ring deeper than the groups
-/// it keeps in flight), then slot splitting (of the depths chosen), then
+/// it keeps in flight), then slot merging or splitting (of the depths
+/// chosen; the default merges only where no `--slot-split`,
+/// `--mma-depth` or `--tile-pingpong` was asked for), then
 /// MMA pipelining, then coarse pipelining of
 /// the loops MMA pipelining left synchronous. `smem` describes what each
 /// ring slot costs in shared memory; `None` when unknown (no cap).
@@ -282,6 +294,21 @@ pub fn pipeline(
         let depth = aref_depth::streaming_depth(func)?;
         u32::try_from(m.bytes(depth)?).ok()
     });
+    let merge = match (
+        opts.slot_merge,
+        opts.slot_split,
+        opts.mma_depth,
+        opts.tile_pingpong,
+    ) {
+        (Some(n), _, _, _) => slot_merge::Merge::Asked(n),
+        // Asked for split slots, groups in flight or ping-pong tiles: the
+        // default's measurements do not cover those schedules.
+        (None, Some(_), _, _) | (None, _, Some(_), _) | (None, _, _, true) => {
+            slot_merge::Merge::Asked(1)
+        }
+        (None, None, None, false) => slot_merge::Merge::Default,
+    };
+    slot_merge::slot_merge(func, merge, &mut schedule);
     let split = slot_split::slot_split(func, opts.slot_split.unwrap_or(1), &mut schedule);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),

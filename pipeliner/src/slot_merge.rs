@@ -1,0 +1,349 @@
+//! `slot_merge`: each slot of a GEMM's ring holds several K steps.
+//!
+//! Every use of a slot costs a handover: the producer waits for the slot
+//! to be empty and arms its full barrier, the consumers wait for it to be
+//! full and release it. Merging `f` consecutive K steps into one slot
+//! makes `f` times fewer handovers in the same shared memory: the ring
+//! has `1/f` of the slots, each `f` times the bytes, the loops run `1/f`
+//! of the iterations, each copying `f` steps' tiles as one box (`f` times
+//! as deep along K) and multiplying them in one dot (one WGMMA group of
+//! `f` times the instructions). It is what a source with `f` times the
+//! `BLOCK_K` would compile to, with the source's own `BLOCK_K`.
+//!
+//! Why it pays was measured, not derived (`bench/RESULTS.md`, in-kernel
+//! cycle counts of the 128x256x64 GEMM on the H100): a K step of the
+//! cooperative consumer took 1086 cycles against 1024 of tensor-core
+//! work, 1070 with the copies left out but the handovers kept, 1028 with
+//! neither, and the consumers almost never waited for data. Merging two
+//! steps took the GEMM from 0.97-0.98x Triton to 0.99-1.01x at 8192³;
+//! halving the barrier handovers alone (pairs of slots sharing barriers)
+//! gained less than half of that.
+//!
+//! ```text
+//! producer:                                consumer:
+//! for %kt = 0 to %ub step 1 {              for %kt = 0 to %ub step 1 iter_args(%acc_2 = ..) {
+//!   %a = desc_load %da, %m, 64*%kt           %a, %b = aref.get %ring, %i
+//!   %b = desc_load %db, 64*%kt, %n           %acc_3 = dot %a, %b, %acc_2
+//!   aref.put %ring, %i, %a, %b               aref.consumed %ring, %i
+//! }                                        }
+//! ```
+//!
+//! becomes, for `f = 2`, loops of step 2 copying boxes of 128 along K
+//! into `aref<D/2 x (tensor<128x128>, tensor<128x256>)>` and one
+//! 128x256x128 dot an iteration. The dot's WGMMAs run in the same K
+//! order into the same accumulator, so the sums are the same.
+//!
+//! When the trip count is odd, the last iteration's box reaches `f - 1`
+//! steps past the loop's end. That is only right where those steps lie
+//! past the tensor's extent along K, where TMA reads zeros in both
+//! operands (products of zeros add nothing to the accumulator; the odd
+//! step's tensor-core work is spent on them): a ring merges only when the
+//! loop runs from 0 by 1 up to `cdiv(E, W)` with `E` the extent along K
+//! of every copy's tensor and `W` the K of a tile, and each copy's K
+//! coordinate is `W * %kt` (a loop over part of K, as split-K's, would
+//! read the next part's values). The ring must qualify as for [`crate::slot_split`] (one
+//! put in a loop, its tiles straight from TMA copies; one get and release
+//! in another, its tiles read only by dots), the loops may carry nothing
+//! but the slot counter (and the consumer's accumulators), the consumer's
+//! loop do nothing but get, multiply and release, and the ring keep at
+//! least two slots.
+//!
+//! By default a ring of at least 4 slots read by a consumer of two or
+//! more warpgroups (the cooperative GEMM, which keeps no WGMMA group in
+//! flight) merges 2 steps a slot; a consumer of one warpgroup keeps a
+//! group in flight, which would hold both slots of a merged 4-slot ring.
+//! On the H100 (same source, against Triton 3.6 in one process) the
+//! 128x256x64 GEMM went from 0.97-0.98x to 0.99-1.01x at 8192³ (fp16,
+//! bf16, tutorial 03), from 0.96x to 0.97-0.98x at K = 16384, and stayed
+//! within 1% at 4096³ (tutorial 03: 1.01x one step a slot, 0.99-1.00x
+//! merged) and at K = 1024. `--slot-merge N` asks for `N` steps a
+//! slot wherever a ring qualifies (`--slot-merge 1`: none); `--explain`
+//! says which rings merged or why not.
+
+use tawa_ir::function::{Op, Value};
+use tawa_ir::{BinaryOp, Function, OpKind, Type};
+
+use crate::slot_split::{candidate, rebox, reshape_ring, ring_depth, ring_name, rings, Candidate};
+use crate::Schedule;
+
+/// How many K steps a slot is to hold, and who said so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Merge {
+    /// `--slot-merge N`: wherever a ring qualifies.
+    Asked(u32),
+    /// The default (module docs): 2 where a ring of 4 or more slots is
+    /// read by two or more warpgroups.
+    Default,
+}
+
+/// The default's steps a slot for a ring of `depth` slots read by a
+/// partition of `consumer_warps` warps (module docs).
+pub fn default_steps(depth: u32, consumer_warps: u32) -> u32 {
+    if depth >= 4 && consumer_warps >= 8 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Merges K steps into each slot of every ring that qualifies (module
+/// docs), noting each ring's outcome. Returns the rings merged.
+pub fn slot_merge(func: &mut Function, merge: Merge, schedule: &mut Schedule) -> Vec<Value> {
+    let mut merged = Vec::new();
+    if merge == Merge::Asked(1) {
+        return merged;
+    }
+    for (create, ring) in rings(func) {
+        let loc = func.ops[create].loc;
+        let name = ring_name(func, ring);
+        let Ok(c) = candidate(func, ring) else {
+            if let Merge::Asked(_) = merge {
+                let why = candidate(func, ring).err().unwrap_or_default();
+                schedule.note(loc, format!("aref %{name}: one K step a slot: {why}"));
+            }
+            continue;
+        };
+        let depth = ring_depth(func, ring);
+        let (steps, why_steps) = match merge {
+            Merge::Asked(n) => (n, format!("--slot-merge {n}")),
+            Merge::Default => {
+                let warps = partition_warps(func, c.consumer_loop).unwrap_or(0);
+                let steps = default_steps(depth, warps);
+                let why = format!(
+                    "the default for a ring of {depth} slots read by {} warpgroup(s); \
+                     --slot-merge 1 keeps one",
+                    warps / 4
+                );
+                (steps, why)
+            }
+        };
+        if steps <= 1 {
+            continue;
+        }
+        if let Err(why) = check_merge(func, &c, steps) {
+            schedule.note(loc, format!("aref %{name}: one K step a slot: {why}"));
+            continue;
+        }
+        apply(func, &c, steps);
+        let depth = ring_depth(func, ring);
+        schedule.note(
+            loc,
+            format!(
+                "aref %{name}: {steps} K steps a slot ({why_steps}): {depth} slots, the loops \
+                 running one iteration a {steps} steps, one handover a slot"
+            ),
+        );
+        merged.push(ring);
+    }
+    merged
+}
+
+/// The warps of the `ws` partition whose region holds `op`.
+fn partition_warps(func: &Function, op: Op) -> Option<u32> {
+    let mut op = op;
+    loop {
+        let block = func.block_of(op)?;
+        let parent = func.blocks[block].parent?;
+        if let OpKind::WarpSpecialize { partitions } = &func.ops[parent].kind {
+            let region = func.ops[parent].regions.iter().position(|&r| r == block)?;
+            return partitions.get(region).map(|p| p.num_warps);
+        }
+        op = parent;
+    }
+}
+
+/// `v` with integer casts and multiplications by 1 looked through: the
+/// frontend writes an extent `K` as `1 * (i64) K`.
+fn strip(func: &Function, mut v: Value) -> Value {
+    loop {
+        let Some(op) = func.def_op(v) else { return v };
+        let data = &func.ops[op];
+        v = match data.kind {
+            OpKind::Cast { .. } if is_int(func, data.operands[0]) && is_int(func, v) => {
+                data.operands[0]
+            }
+            OpKind::Binary(BinaryOp::Mul)
+                if crate::const_int(func, data.operands[0]) == Some(1) =>
+            {
+                data.operands[1]
+            }
+            OpKind::Binary(BinaryOp::Mul)
+                if crate::const_int(func, data.operands[1]) == Some(1) =>
+            {
+                data.operands[0]
+            }
+            _ => return v,
+        };
+    }
+}
+
+fn is_int(func: &Function, v: Value) -> bool {
+    func.ty(v).scalar_type().is_some_and(|s| s.is_int()) && func.ty(v).shape().is_empty()
+}
+
+/// Whether `v` is `cdiv(e, w)`, written `(e + (w - 1)) / w`, for the
+/// value `e` (looked through with [`strip`]).
+fn is_cdiv(func: &Function, v: Value, e: Value, w: i64) -> bool {
+    let Some(div) = func.def_op(strip(func, v)) else {
+        return false;
+    };
+    let div = &func.ops[div];
+    if !matches!(div.kind, OpKind::Binary(BinaryOp::IDiv))
+        || crate::const_int(func, div.operands[1]) != Some(w)
+    {
+        return false;
+    }
+    let Some(add) = func.def_op(div.operands[0]) else {
+        return false;
+    };
+    let add = &func.ops[add];
+    matches!(add.kind, OpKind::Binary(BinaryOp::Add))
+        && ((strip(func, add.operands[0]) == e
+            && crate::const_int(func, add.operands[1]) == Some(w - 1))
+            || (strip(func, add.operands[1]) == e
+                && crate::const_int(func, add.operands[0]) == Some(w - 1)))
+}
+
+/// Whether `coord` is `w * %iv` (either order, casts looked through).
+fn is_scaled_iv(func: &Function, coord: Value, iv: Value, w: i64) -> bool {
+    let Some(mul) = func.def_op(coord) else {
+        return false;
+    };
+    let mul = &func.ops[mul];
+    if !matches!(mul.kind, OpKind::Binary(BinaryOp::Mul)) {
+        return false;
+    }
+    let [x, y] = [mul.operands[0], mul.operands[1]];
+    (crate::const_int(func, x) == Some(w) && strip(func, y) == iv)
+        || (crate::const_int(func, y) == Some(w) && strip(func, x) == iv)
+}
+
+/// Whether the ring's loops and copies allow merging `steps` K steps a
+/// slot (module docs).
+fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String> {
+    let Type::Aref { depth, buffers } = func.ty(c.ring) else {
+        return Err("internal: not an aref".into());
+    };
+    if depth % steps != 0 || depth / steps < 2 {
+        return Err(format!(
+            "{depth} slots do not make at least 2 slots of {steps} K steps"
+        ));
+    }
+    // Per copy: the tensor's extent along K (make_tensor_desc's operands
+    // are the base, the shape, the strides) and the tile's K.
+    let copies: Vec<(Op, usize, Value, i64)> = c
+        .buffers
+        .iter()
+        .zip(buffers)
+        .map(|(&(axis, load, desc_axis), ty)| {
+            let made = func
+                .def_op(func.ops[load].operands[0])
+                .expect("a kernel-built descriptor");
+            let extent = strip(func, func.ops[made].operands[1 + desc_axis]);
+            (load, desc_axis, extent, i64::from(ty.shape()[axis]))
+        })
+        .collect();
+    // Both loops from 0 by 1 up to cdiv(E, W) of every copy.
+    for the_loop in [c.producer_loop, c.consumer_loop] {
+        let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
+        if crate::const_int(func, lb) != Some(0) || crate::const_int(func, step) != Some(1) {
+            return Err("a loop does not run from 0 by 1".into());
+        }
+        if !copies.iter().all(|&(_, _, e, w)| is_cdiv(func, ub, e, w)) {
+            return Err(
+                "the loop does not end at cdiv(extent, tile K) of every copied tensor, so a \
+                 merged step past its end might read values inside the tensor"
+                    .into(),
+            );
+        }
+    }
+    // The K coordinate of each copy is W * %kt, and nothing else the
+    // producer computes depends on %kt.
+    let producer_body = func.ops[c.producer_loop].regions[0];
+    let iv = func.blocks[producer_body].args[0];
+    let mut on_iv = vec![iv];
+    for &op in &func.blocks[producer_body].ops {
+        if func.ops[op].operands.iter().any(|v| on_iv.contains(v)) {
+            on_iv.extend(func.ops[op].results.iter().copied());
+        }
+    }
+    for &(load, desc_axis, _, w) in &copies {
+        let coords = &func.ops[load].operands[1..];
+        let k = coords[desc_axis];
+        if !is_scaled_iv(func, k, iv, w) {
+            return Err(format!(
+                "a copy's K coordinate is not {w} * the loop's induction variable"
+            ));
+        }
+        if coords
+            .iter()
+            .enumerate()
+            .any(|(d, v)| d != desc_axis && on_iv.contains(v))
+        {
+            return Err(
+                "a copy's other coordinates depend on the loop's induction variable".into(),
+            );
+        }
+    }
+    let put = crate::value_uses(func, c.ring)
+        .into_iter()
+        .find(|(o, i)| *i == 0 && matches!(func.ops[*o].kind, OpKind::ArefPut))
+        .map(|(o, _)| o)
+        .expect("the candidate's put");
+    if !func.blocks[producer_body].args[1..].contains(&func.ops[put].operands[1]) {
+        return Err("the slot index is not a counter the producer's loop carries".into());
+    }
+    // What the loops carry, and what the consumer's loop does.
+    if func.blocks[producer_body].args.len() != 2 {
+        return Err("the producer's loop carries more than the slot counter".into());
+    }
+    let consumer_body = func.ops[c.consumer_loop].regions[0];
+    for &op in &func.blocks[consumer_body].ops {
+        let ok = match &func.ops[op].kind {
+            OpKind::ArefGet | OpKind::ArefConsumed => func.ops[op].operands[0] == c.ring,
+            OpKind::Dot { .. } | OpKind::Constant(_) | OpKind::Yield => true,
+            OpKind::Binary(BinaryOp::Add) => true,
+            _ => false,
+        };
+        if !ok {
+            return Err(format!(
+                "the consumer's loop does `{}` besides getting, multiplying and releasing",
+                tawa_ir::printer::op_name(&func.ops[op].kind)
+            ));
+        }
+    }
+    let uses_iv = |body| {
+        let iv = func.blocks[body].args[0];
+        func.blocks[body]
+            .ops
+            .iter()
+            .any(|&o| func.ops[o].operands.contains(&iv))
+    };
+    if uses_iv(consumer_body) {
+        return Err("the consumer's loop reads its induction variable".into());
+    }
+    Ok(())
+}
+
+fn apply(func: &mut Function, c: &Candidate, steps: u32) {
+    let buffers = reshape_ring(func, c, |d| d / steps, |k| k * steps);
+    for (b, &(_, load, axis)) in c.buffers.iter().enumerate() {
+        rebox(func, load, axis, buffers[b].clone(), |k| k * steps);
+    }
+    for the_loop in [c.producer_loop, c.consumer_loop] {
+        let parent = func.block_of(the_loop).expect("placed");
+        let at = crate::mma_pipeline::position(func, parent, the_loop);
+        let step = func.ops[the_loop].operands[2];
+        let ty = func.ty(step).clone();
+        let loc = func.ops[the_loop].loc;
+        let new_step = func.insert_value(
+            parent,
+            at,
+            crate::slot_split::int(i64::from(steps)),
+            vec![],
+            ty,
+            loc,
+        );
+        func.ops[the_loop].operands[2] = new_step;
+    }
+}
