@@ -45,8 +45,8 @@
 //! put in a loop, its tiles straight from TMA copies; one get and release
 //! in another, its tiles read only by dots), the loops may carry nothing
 //! but the slot counter (and the consumer's accumulators), the consumer's
-//! loop do nothing but get, multiply and release, and the ring keep at
-//! least two slots.
+//! loop do nothing but get, multiply the slot's tiles into sums it
+//! carries, and release, and the ring keep at least two slots.
 //!
 //! By default a ring of at least 4 slots read by a consumer of two or
 //! more warpgroups (the cooperative GEMM, which keeps no WGMMA group in
@@ -298,17 +298,55 @@ fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String>
         return Err("the producer's loop carries more than the slot counter".into());
     }
     let consumer_body = func.ops[c.consumer_loop].regions[0];
-    for &op in &func.blocks[consumer_body].ops {
-        let ok = match &func.ops[op].kind {
-            OpKind::ArefGet | OpKind::ArefConsumed => func.ops[op].operands[0] == c.ring,
-            OpKind::Dot { .. } | OpKind::Constant(_) | OpKind::Yield => true,
-            OpKind::Binary(BinaryOp::Add) => true,
+    let body = &func.blocks[consumer_body];
+    let tiles: Vec<Value> = body
+        .ops
+        .iter()
+        .filter(|&&o| matches!(func.ops[o].kind, OpKind::ArefGet))
+        .flat_map(|&o| func.ops[o].results.iter().copied())
+        .collect();
+    let yielded = body
+        .ops
+        .last()
+        .filter(|&&o| matches!(func.ops[o].kind, OpKind::Yield))
+        .map(|&o| func.ops[o].operands.clone())
+        .unwrap_or_default();
+    for &op in &body.ops {
+        let data = &func.ops[op];
+        let ok = match &data.kind {
+            OpKind::ArefGet | OpKind::ArefConsumed => data.operands[0] == c.ring,
+            OpKind::Constant(_) | OpKind::Yield => true,
+            // The slot counter's increment; an add on tiles would see
+            // one step's tile where the merged slot holds several.
+            OpKind::Binary(BinaryOp::Add) => is_int(func, data.results[0]),
+            OpKind::Dot { .. } => {
+                // The merged dot sums `steps` K steps into the same
+                // accumulator, which is what the loop computes only when
+                // it multiplies the slot's own tiles and carries the sum
+                // from one iteration to the next.
+                let acc = data.operands[2];
+                let carried = body.args[1..].iter().position(|&a| a == acc);
+                if !tiles.contains(&data.operands[0]) || !tiles.contains(&data.operands[1]) {
+                    return Err("a dot of the consumer's loop multiplies other values than \
+                                the slot's tiles"
+                        .into());
+                }
+                if carried.is_none_or(|i| yielded.get(i) != Some(&data.results[0])) {
+                    return Err(
+                        "a dot of the consumer's loop does not accumulate into a sum \
+                                the loop carries, so merged steps would add up what one \
+                                step computes"
+                            .into(),
+                    );
+                }
+                true
+            }
             _ => false,
         };
         if !ok {
             return Err(format!(
                 "the consumer's loop does `{}` besides getting, multiplying and releasing",
-                tawa_ir::printer::op_name(&func.ops[op].kind)
+                tawa_ir::printer::op_name(&data.kind)
             ));
         }
     }
