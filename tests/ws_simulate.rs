@@ -686,13 +686,16 @@ fn slot_split() {
     }
 }
 
-/// `--slot-merge 2` on GEMMs whose loop runs to `cdiv(K, 64)`: the
-/// matmul with an even and an odd number of K steps (the last merged
-/// step's second half lies past K, where the copy reads zeros), one and
-/// two consumer warpgroups, at aref depths 4 and 6, with the default MMA
-/// depth and with none. The rings must have merged and the bytes must be
-/// the plain run's. The host-descriptor matmul (`range(0, K, BLOCK_K)`,
-/// a step of 64) must not merge, and `--explain` must say why.
+/// `--slot-merge 2` on GEMMs whose loop runs over K one tile a step: the
+/// matmul (to `cdiv(K, 64)`) with an even and an odd number of K steps
+/// (the last merged step's second half lies past K, where the copy reads
+/// zeros), one and two consumer warpgroups, the kernel-built descriptor
+/// matmul and the GeGLU dual GEMM (`range(0, K, BLOCK_K)`, two dots a
+/// slot in the GeGLU), at aref depths 4 and 6, with the default MMA depth
+/// and with none. The rings must have merged and the bytes must be the
+/// plain run's. The host-descriptor matmul, whose loop runs to an
+/// argument `K` and not to its descriptors' extents, must not merge, and
+/// `--explain` must say why.
 #[test]
 fn slot_merge() {
     let runs = [
@@ -700,6 +703,9 @@ fn slot_merge() {
         ("matmul", "leaky_relu_ragged_tma", "BLOCK_SIZE_K", 150, true),
         ("matmul", "bf16_ragged_tma", "BLOCK_SIZE_K", 130, true),
         ("matmul", "tiles_128x128_ragged", "BLOCK_SIZE_K", 190, true),
+        ("matmul_descriptor", "ragged_100", "BLOCK_K", 160, true),
+        ("matmul_descriptor", "ragged_100", "BLOCK_K", 250, true),
+        ("geglu_dual_gemm", "ragged_100", "BLOCK_K", 190, true),
         ("matmul_tma_host", "ragged_100", "BLOCK_K", 160, false),
     ];
     for (example, case, block_k, k, merges) in runs {
@@ -718,9 +724,8 @@ fn slot_merge() {
             assert_eq!(merged, merges, "{how}: {decisions:#?}");
             if !merges {
                 assert!(
-                    decisions
-                        .iter()
-                        .any(|d| d.contains("one K step a slot: a loop does not run from 0 by 1")),
+                    decisions.iter().any(|d| d
+                        .contains("one K step a slot: the loop does not run over the K extent")),
                     "{how}: no reason given: {decisions:#?}"
                 );
             }

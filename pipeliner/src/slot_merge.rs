@@ -40,8 +40,10 @@
 //! step's tensor-core work is spent on them): a ring merges only when the
 //! loop runs from 0 by 1 up to `cdiv(E, W)` with `E` the extent along K
 //! of every copy's tensor and `W` the K of a tile, and each copy's K
-//! coordinate is `W * %kt` (a loop over part of K, as split-K's, would
-//! read the next part's values). The ring must qualify as for [`crate::slot_split`] (one
+//! coordinate is `W * %kt`, or from 0 by `W` up to `E` with the
+//! coordinate `%k` (`range(0, K, BLOCK_K)`); a loop over part of K, as
+//! split-K's, would read the next part's values, and one up to `K //
+//! BLOCK_K` the remainder's. The ring must qualify as for [`crate::slot_split`] (one
 //! put in a loop, its tiles straight from TMA copies; one get and release
 //! in another, its tiles read only by dots), the loops may carry nothing
 //! but the slot counter (and the consumer's accumulators), the consumer's
@@ -218,6 +220,49 @@ fn is_scaled_iv(func: &Function, coord: Value, iv: Value, w: i64) -> bool {
         || (crate::const_int(func, y) == Some(w) && strip(func, x) == iv)
 }
 
+/// How a loop over K counts: `for %kt = 0 to cdiv(E, W) step 1` with
+/// the copies at `W * %kt`, or `for %k = 0 to E step W` with the copies at
+/// `%k` (`range(0, K, BLOCK_K)`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LoopForm {
+    Tiles,
+    Offsets,
+}
+
+/// The form of `the_loop` (a ring's producer or consumer loop) if it runs
+/// over all of every copy's K extent `E`, one tile `W` a step, from 0:
+/// the premise of merging an odd trip count's last step past the tensor.
+fn loop_form(
+    func: &Function,
+    the_loop: Op,
+    copies: &[(Op, usize, Value, i64)],
+) -> Result<LoopForm, String> {
+    let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
+    if crate::const_int(func, lb) != Some(0) {
+        return Err("a loop does not start at 0".into());
+    }
+    let over_k = match crate::const_int(func, step) {
+        Some(1) => copies.iter().all(|&(_, _, e, w)| is_cdiv(func, ub, e, w)),
+        Some(s) => copies
+            .iter()
+            .all(|&(_, _, e, w)| s == w && strip(func, ub) == e),
+        None => return Err("a loop's step is not a constant".into()),
+    };
+    if !over_k {
+        return Err(
+            "the loop does not run over the K extent of every copied tensor one tile a step \
+             (0 to cdiv(extent, tile K) by 1, or 0 to extent by tile K), so a merged step \
+             past its end might read values inside the tensor"
+                .into(),
+        );
+    }
+    Ok(if crate::const_int(func, step) == Some(1) {
+        LoopForm::Tiles
+    } else {
+        LoopForm::Offsets
+    })
+}
+
 /// Whether the ring's loops and copies allow merging `steps` K steps a
 /// slot (module docs).
 fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String> {
@@ -243,22 +288,16 @@ fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String>
             (load, desc_axis, extent, i64::from(ty.shape()[axis]))
         })
         .collect();
-    // Both loops from 0 by 1 up to cdiv(E, W) of every copy.
+    // Both loops over all of K, one tile a step, from 0.
+    let mut producer_form = LoopForm::Tiles;
     for the_loop in [c.producer_loop, c.consumer_loop] {
-        let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
-        if crate::const_int(func, lb) != Some(0) || crate::const_int(func, step) != Some(1) {
-            return Err("a loop does not run from 0 by 1".into());
-        }
-        if !copies.iter().all(|&(_, _, e, w)| is_cdiv(func, ub, e, w)) {
-            return Err(
-                "the loop does not end at cdiv(extent, tile K) of every copied tensor, so a \
-                 merged step past its end might read values inside the tensor"
-                    .into(),
-            );
+        let form = loop_form(func, the_loop, &copies)?;
+        if the_loop == c.producer_loop {
+            producer_form = form;
         }
     }
-    // The K coordinate of each copy is W * %kt, and nothing else the
-    // producer computes depends on %kt.
+    // The K coordinate of each copy is W * %kt (or %k), and nothing else
+    // the producer computes depends on it.
     let producer_body = func.ops[c.producer_loop].regions[0];
     let iv = func.blocks[producer_body].args[0];
     let mut on_iv = vec![iv];
@@ -270,10 +309,16 @@ fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String>
     for &(load, desc_axis, _, w) in &copies {
         let coords = &func.ops[load].operands[1..];
         let k = coords[desc_axis];
-        if !is_scaled_iv(func, k, iv, w) {
-            return Err(format!(
-                "a copy's K coordinate is not {w} * the loop's induction variable"
-            ));
+        match producer_form {
+            LoopForm::Tiles if !is_scaled_iv(func, k, iv, w) => {
+                return Err(format!(
+                    "a copy's K coordinate is not {w} * the loop's induction variable"
+                ));
+            }
+            LoopForm::Offsets if strip(func, k) != iv => {
+                return Err("a copy's K coordinate is not the loop's induction variable".into());
+            }
+            _ => {}
         }
         if coords
             .iter()
@@ -372,12 +417,13 @@ fn apply(func: &mut Function, c: &Candidate, steps: u32) {
         let parent = func.block_of(the_loop).expect("placed");
         let at = crate::mma_pipeline::position(func, parent, the_loop);
         let step = func.ops[the_loop].operands[2];
+        let old = crate::const_int(func, step).expect("checked: a constant step");
         let ty = func.ty(step).clone();
         let loc = func.ops[the_loop].loc;
         let new_step = func.insert_value(
             parent,
             at,
-            crate::slot_split::int(i64::from(steps)),
+            crate::slot_split::int(old * i64::from(steps)),
             vec![],
             ty,
             loc,

@@ -37,8 +37,10 @@ fn slot_merge_file_tests() {
 fn which_rings_merge() {
     for (name, merged_depth) in [
         ("matmul_128x256_persistent", Some(2)),
+        ("matmul_descriptor_offsets", Some(2)),
         ("gemm_index_is_induction_variable", None),
-        ("gemm_row_reduce_split", None),
+        ("gemm_accumulator_not_carried", None),
+        ("gemm_row_reduce", Some(2)),
         ("attention_refused", None),
     ] {
         let (text, mut func) = common::input("slot_merge", name);
