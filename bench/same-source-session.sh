@@ -2,9 +2,12 @@
 # tawa against Triton 3.6 compiling the same kernel source, and cuBLAS, in
 # one process per example (bench/same_source.py), on the GEMM cases of
 # issues 10 and 11; a markdown table and JSON lines in $1 (default
-# ./same-source). Run from the checkout's root on the GPU machine after
-# bench/build-gpu-bin.sh (carry gpu-bin/); installs the `tawa` wheel as
-# bench/python-session.sh does (bench/tawa-wheel.sh).
+# ./same-source): same_source.md, same_source.jsonl. Run from the
+# checkout's root on the GPU machine after bench/build-gpu-bin.sh (carry
+# gpu-bin/); installs the `tawa` wheel as bench/python-session.sh does
+# (bench/tawa-wheel.sh). The runs below go through
+# bench/variants-session.sh, one round, with TAWA_FLAGS (default none)
+# as every run's flags.
 #
 # Knobs: ITERS (timed rounds per case, default 30), TAWA_UPSTREAM_DIR (the
 # Triton tutorials, for tutorial 03's unmodified source; default
@@ -18,16 +21,7 @@ set -uo pipefail
 out=${1:-same-source}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-log="$out/session.log"
-jsonl="$out/same_source.jsonl"
-: > "$jsonl"
-status() { echo "$1" | tee -a "$out/status.txt" >> "$log"; }
 export TAWA_UPSTREAM_DIR=${TAWA_UPSTREAM_DIR:-$PWD/upstream}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv >> "$log" 2>&1
-
-. bench/tawa-wheel.sh
-install_tawa_wheel "$log"
-status "install rc=$wheel_rc"
 
 ex=triton-examples/kernels
 up03=tests/upstream/03-matrix-multiplication.toml
@@ -49,32 +43,17 @@ runs=(
   "matmul_subtiled_epilogue|$ex/matmul_subtiled_epilogue.py|-|square_4096"
   "matmul_swap_ab|$ex/matmul_swap_ab.py|-|decode_16x8192x8192"
 )
-started=$SECONDS
+variants="$out/runs.txt"
+: > "$variants"
+: > "$out/status.txt"
 for r in "${runs[@]}"; do
   IFS='|' read -r name file cases_file cases <<< "$r"
   [[ -z "${ONLY:-}" || "$name" =~ ${ONLY:-} ]] || continue
   if [ ! -f "$file" ]; then
-    status "$name skipped: no $file"
+    echo "$name skipped: no $file" >> "$out/status.txt"
     continue
   fi
-  args=(--label "$name" --iters "${ITERS:-30}" --json "$jsonl")
-  [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
-  for c in $cases; do args+=(--case "$c"); done
-  left=$(( ${BUDGET:-540} - (SECONDS - started) ))
-  if [ "$left" -le 10 ]; then
-    status "$name skipped: the session's budget (BUDGET=${BUDGET:-540} s) is spent"
-    continue
-  fi
-  limit=$(( left < ${EXAMPLE_TIMEOUT:-120} ? left : ${EXAMPLE_TIMEOUT:-120} ))
-  echo "== $name ($((SECONDS - started)) s, at most $limit s)" >> "$log"
-  # One process per example: a kernel that faults takes its CUDA context
-  # with it, not the other examples' measurements.
-  timeout "$limit" python3 bench/same_source.py "$file" "${args[@]}" >> "$log" 2>&1
-  status "$name rc=$?"
+  echo "$name|$file|$cases_file|$cases|${TAWA_FLAGS:-}" >> "$variants"
 done
-echo "== $((SECONDS - started)) s in all" >> "$log"
-python3 bench/same_source.py --report "$jsonl" --out "$out/same_source.md" >> "$log" 2>&1
-status "report rc=$?"
-cat "$out/same_source.md" 2>/dev/null
-cat "$out/status.txt"
-! grep -Ev "rc=(0|unzipped:0)$" "$out/status.txt" > /dev/null
+ROUNDS=1 ITERS=${ITERS:-30} LINE_TIMEOUT=${EXAMPLE_TIMEOUT:-120} STEM=same_source \
+  bash bench/variants-session.sh "$variants" "$out"
