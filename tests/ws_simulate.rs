@@ -738,6 +738,52 @@ fn slot_merge() {
     }
 }
 
+/// The default merge of a 128x128x64 GEMM of two consumer warpgroups
+/// (driver defaults, no depth asked): its 5-slot ring rounded up to 6
+/// and merged into 3 slots of two K steps, with an odd and an even number
+/// of steps; bytes equal to the plain run's. With the depth asked
+/// (`--aref-depth 5`) the ring is not rounded up and stays one step a
+/// slot, and `--explain` says why.
+#[test]
+fn slot_merge_rounds_up() {
+    for k in [144, 250] {
+        let ex = triton_examples::load("matmul").unwrap();
+        let mut case = ex
+            .spec
+            .case("tiles_128x128_8_warps_ragged_odd_k")
+            .unwrap()
+            .clone();
+        case.sizes.insert("K".into(), k);
+        let what = format!("{}/{} (K {k})", ex.name, case.name);
+        let (module, plain, expected) = plain_run(&ex, &case, &what);
+        for asked in [None, Some(5)] {
+            let how = format!("{what} (aref depth {asked:?})");
+            let opts = PipelineOptions {
+                aref_depth: asked,
+                ..PipelineOptions::default()
+            };
+            let ws = specialize(&what, &plain, &opts, &how);
+            let decisions = &ws.schedule.decisions;
+            let wanted = match asked {
+                None => {
+                    "2 K steps a slot (the default for a ring read by 2 warpgroups, 5 slots \
+                         rounded up to 6"
+                }
+                Some(_) => {
+                    "one K step a slot: 3 slots of 2 K steps would round the depth 5 up \
+                            to 6, and the depth was asked for"
+                }
+            };
+            assert!(
+                decisions.iter().any(|d| d.contains(wanted)),
+                "{how}: {decisions:#?}"
+            );
+            simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
+        }
+        eprintln!("ok   {what}: slot merge rounds up");
+    }
+}
+
 /// Cases of 32-row blocks (`leaky_relu_grouped_bt` here, `ragged_bt` and
 /// `ragged_few_programs` below) stay plain in the driver: a dot of fewer
 /// than 64 rows a warpgroup is no wgmma, and aref slots are read by wgmma
@@ -751,6 +797,7 @@ fn matmul() {
             "leaky_relu_ragged_tma",
             "bf16_ragged_tma",
             "tiles_128x256_ragged_odd_k",
+            "tiles_128x128_8_warps_ragged_odd_k",
         ],
     );
 }

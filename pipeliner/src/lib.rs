@@ -288,12 +288,10 @@ pub fn pipeline(
         aref_depth::Slack::ConsumerSlot,
         &mut schedule,
     )?;
-    // Shared memory is measured with whole slots; splitting them keeps
-    // the bytes.
-    let smem_bytes = smem.and_then(|m| {
-        let depth = aref_depth::streaming_depth(func)?;
-        u32::try_from(m.bytes(depth)?).ok()
-    });
+    // Shared memory is measured with whole slots; splitting or merging
+    // them keeps the bytes, except where the default merge rounds a depth
+    // up (the model's slot of every ring counted for each step added).
+    let depth_in_steps = aref_depth::streaming_depth(func);
     let merge = match (
         opts.slot_merge,
         opts.slot_split,
@@ -306,9 +304,12 @@ pub fn pipeline(
         (None, Some(_), _, _) | (None, _, Some(_), _) | (None, _, _, true) => {
             slot_merge::Merge::Asked(1)
         }
-        (None, None, None, false) => slot_merge::Merge::Default,
+        (None, None, None, false) => slot_merge::Merge::Default {
+            smem: smem.filter(|_| opts.aref_depth.is_none()).copied(),
+        },
     };
-    slot_merge::slot_merge(func, merge, &mut schedule);
+    let (_, added) = slot_merge::slot_merge(func, merge, &mut schedule);
+    let smem_bytes = smem.and_then(|m| u32::try_from(m.bytes(depth_in_steps? + added)?).ok());
     let split = slot_split::slot_split(func, opts.slot_split.unwrap_or(1), &mut schedule);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),

@@ -50,50 +50,114 @@
 //! loop do nothing but get, multiply the slot's tiles into sums it
 //! carries, and release, and the ring keep at least two slots.
 //!
-//! By default a ring of at least 4 slots read by a consumer of two or
-//! more warpgroups (the cooperative GEMM, which keeps no WGMMA group in
-//! flight) merges 2 steps a slot; a consumer of one warpgroup keeps a
-//! group in flight, which would hold both slots of a merged 4-slot ring.
-//! On the H100 (same source, against Triton 3.6 in one process) the
-//! 128x256x64 GEMM went from 0.97-0.98x to 0.99-1.01x at 8192³ (fp16,
-//! bf16, tutorial 03), from 0.96x to 0.97-0.98x at K = 16384, and stayed
-//! within 1% at 4096³ (tutorial 03: 1.01x one step a slot, 0.99-1.00x
-//! merged) and at K = 1024. `--slot-merge N` asks for `N` steps a
-//! slot wherever a ring qualifies (`--slot-merge 1`: none); `--explain`
-//! says which rings merged or why not.
+//! By default a ring read by a consumer of two or more warpgroups (the
+//! cooperative GEMM, which keeps no WGMMA group in flight) merges 2 steps
+//! a slot where the merged slots other than the one being read hold at
+//! least [`LOOKAHEAD_FLOPS`] of tensor-core work, so that a slot's copies
+//! land before the consumers reach it; an odd depth is rounded up to
+//! whole merged slots where shared memory has room and the depth was not
+//! asked for (`--aref-depth`). A consumer of one warpgroup keeps a group
+//! in flight, which holds two slots, and is left alone. On the H100 (same
+//! source, against Triton 3.6 in one process, `bench/RESULTS.md`):
+//! - the 128x256x64 GEMM's 4 slots, 2 merged: from 0.97-0.98x to
+//!   0.99-1.01x at 8192³ (fp16, bf16, tutorial 03), from 0.96x to
+//!   0.97-0.98x at K = 16384, within 1% at 4096³ and K = 1024; the
+//!   kernel-built descriptor GEMM and the GeGLU dual GEMM gained 0.5-1%;
+//! - the 128x128x64 GEMMs of 8 warps, 5 slots rounded up to 6, 3 merged:
+//!   matmul 8192³ from 1.16x to 1.22x, the GEMM with a row reduction
+//!   from 1.03-1.04x to 1.09x, the batched GEMM level; 2 merged slots
+//!   of the same ring (4 steps) fell to 0.99x.
+//!
+//! `--slot-merge N` asks for `N` steps a slot wherever a ring qualifies at
+//! its depth (`--slot-merge 1`: none); `--explain` says which rings merged
+//! or why not.
 
 use tawa_ir::function::{Op, Value};
 use tawa_ir::{BinaryOp, Function, OpKind, Type};
 
+use crate::aref_depth::SmemModel;
 use crate::slot_split::{candidate, rebox, reshape_ring, ring_depth, ring_name, rings, Candidate};
 use crate::Schedule;
 
 /// How many K steps a slot is to hold, and who said so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Merge {
-    /// `--slot-merge N`: wherever a ring qualifies.
+    /// `--slot-merge N`: wherever a ring qualifies, at its depth.
     Asked(u32),
-    /// The default (module docs): 2 where a ring of 4 or more slots is
-    /// read by two or more warpgroups.
-    Default,
+    /// The default (module docs): 2 where a ring is read by two or more
+    /// warpgroups and its merged slots keep [`LOOKAHEAD_FLOPS`] of work
+    /// ahead. `smem` is the kernel's shared memory by ring depth when the
+    /// depth was the compiler's choice (`None` after `--aref-depth` or
+    /// without a model): an odd depth is rounded up to whole merged slots
+    /// only where that fits.
+    Default { smem: Option<SmemModel> },
 }
 
-/// The default's steps a slot for a ring of `depth` slots read by a
-/// partition of `consumer_warps` warps (module docs).
-pub fn default_steps(depth: u32, consumer_warps: u32) -> u32 {
-    if depth >= 4 && consumer_warps >= 8 {
-        2
-    } else {
-        1
+/// Tensor-core work (flops) the merged slots must hold ahead of the one a
+/// consumer reads, so that the producer's copies into a released slot
+/// land before the consumers need it: 2048 cycles of an H100 SM's dense
+/// fp16 rate, the 128x256x128 slot of a merged 128x256x64 GEMM. Measured
+/// on the H100 (same source against Triton 3.6, `bench/RESULTS.md`):
+/// merging the 128x128x64 GEMM's ring into 2 slots (one slot of 4 Mi
+/// flops ahead) took it from 1.16x to 0.99x Triton, into 3 slots (8 Mi
+/// flops ahead) to 1.22x; the 128x256x64 GEMM's 2 merged slots (8 Mi
+/// ahead) gained 2-3%.
+pub const LOOKAHEAD_FLOPS: u64 = 8 << 20;
+
+/// The default's plan for a ring of `depth` slots (K steps) of
+/// `slot_flops` each, read by a partition of `consumer_warps` warps:
+/// `Ok((steps a slot, slots))`, or why not (`None`: nothing to say,
+/// a consumer of one warpgroup). `room`: the deepest ring that fits, when
+/// the depth may be rounded up ([`Merge::Default`]).
+pub fn default_plan(
+    depth: u32,
+    consumer_warps: u32,
+    slot_flops: u64,
+    room: Option<u32>,
+) -> Result<(u32, u32), Option<String>> {
+    // A consumer of one warpgroup keeps a WGMMA group in flight, which
+    // holds two slots: a merged ring would stall its producer.
+    if consumer_warps < 8 {
+        return Err(None);
     }
+    let steps = 2u32;
+    let slots = depth.div_ceil(steps);
+    if slots < 2 {
+        return Err(Some(format!(
+            "{depth} slot(s) do not make 2 slots of {steps} K steps"
+        )));
+    }
+    if slots * steps > depth && room.is_none_or(|r| slots * steps > r) {
+        return Err(Some(format!(
+            "{slots} slots of {steps} K steps would round the depth {depth} up to {}, {}",
+            slots * steps,
+            if room.is_none() {
+                "and the depth was asked for (or shared memory is unknown)"
+            } else {
+                "which does not fit in shared memory"
+            }
+        )));
+    }
+    let ahead = u64::from(slots.saturating_sub(1)) * u64::from(steps) * slot_flops;
+    if ahead < LOOKAHEAD_FLOPS {
+        return Err(Some(format!(
+            "{slots} slots of {steps} K steps would keep {:.1} Mi flops of tensor-core work \
+             ahead of the slot being read, under the {} Mi that cover a copy",
+            ahead as f64 / f64::from(1 << 20),
+            LOOKAHEAD_FLOPS >> 20
+        )));
+    }
+    Ok((steps, slots))
 }
 
 /// Merges K steps into each slot of every ring that qualifies (module
-/// docs), noting each ring's outcome. Returns the rings merged.
-pub fn slot_merge(func: &mut Function, merge: Merge, schedule: &mut Schedule) -> Vec<Value> {
+/// docs), noting each ring's outcome. Returns the rings merged and how
+/// many slots (of one K step) the default added to round a depth up.
+pub fn slot_merge(func: &mut Function, merge: Merge, schedule: &mut Schedule) -> (Vec<Value>, u32) {
     let mut merged = Vec::new();
+    let mut added = 0;
     if merge == Merge::Asked(1) {
-        return merged;
+        return (merged, added);
     }
     for (create, ring) in rings(func) {
         let loc = func.ops[create].loc;
@@ -106,38 +170,63 @@ pub fn slot_merge(func: &mut Function, merge: Merge, schedule: &mut Schedule) ->
             continue;
         };
         let depth = ring_depth(func, ring);
-        let (steps, why_steps) = match merge {
-            Merge::Asked(n) => (n, format!("--slot-merge {n}")),
-            Merge::Default => {
+        let plan = match merge {
+            Merge::Asked(n) if depth % n != 0 || depth / n < 2 => Err(Some(format!(
+                "{depth} slots do not make at least 2 slots of {n} K steps"
+            ))),
+            Merge::Asked(n) => Ok((n, depth / n, format!("--slot-merge {n}"))),
+            Merge::Default { smem } => {
                 let warps = partition_warps(func, c.consumer_loop).unwrap_or(0);
-                let steps = default_steps(depth, warps);
-                let why = format!(
-                    "the default for a ring of {depth} slots read by {} warpgroup(s); \
-                     --slot-merge 1 keeps one",
-                    warps / 4
-                );
-                (steps, why)
+                let flops = crate::aref_depth::slot_tensor_flops(func).unwrap_or(0);
+                let room = smem.map(|m| m.max_depth());
+                default_plan(depth, warps, flops, room).map(|(steps, slots)| {
+                    let rounded = if slots * steps > depth {
+                        let bytes = smem.and_then(|m| m.bytes(slots * steps)).unwrap_or(0);
+                        format!(
+                            ", {depth} slots rounded up to {} ({} KiB of shared memory)",
+                            slots * steps,
+                            bytes.div_ceil(1024)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    let why = format!(
+                        "the default for a ring read by {} warpgroups{rounded}; \
+                         --slot-merge 1 keeps one",
+                        warps / 4
+                    );
+                    (steps, slots, why)
+                })
             }
         };
-        if steps <= 1 {
-            continue;
-        }
-        if let Err(why) = check_merge(func, &c, steps) {
+        let (steps, slots, why_steps) = match plan {
+            Ok(plan) => plan,
+            Err(why) => {
+                if let Some(why) = why {
+                    schedule.note(loc, format!("aref %{name}: one K step a slot: {why}"));
+                }
+                continue;
+            }
+        };
+        if let Err(why) = check_merge(func, &c) {
             schedule.note(loc, format!("aref %{name}: one K step a slot: {why}"));
             continue;
         }
-        apply(func, &c, steps);
-        let depth = ring_depth(func, ring);
+        added += (slots * steps).saturating_sub(depth);
+        apply(func, &c, steps, slots);
+        let ahead = u64::from(slots - 1) * crate::aref_depth::slot_tensor_flops(func).unwrap_or(0);
         schedule.note(
             loc,
             format!(
-                "aref %{name}: {steps} K steps a slot ({why_steps}): {depth} slots, the loops \
-                 running one iteration a {steps} steps, one handover a slot"
+                "aref %{name}: {steps} K steps a slot ({why_steps}): {slots} slots, the loops \
+                 running one iteration a {steps} steps, one handover a slot, {:.1} Mi flops \
+                 of tensor-core work ahead of the slot being read",
+                ahead as f64 / f64::from(1 << 20)
             ),
         );
         merged.push(ring);
     }
-    merged
+    (merged, added)
 }
 
 /// The warps of the `ws` partition whose region holds `op`.
@@ -265,15 +354,10 @@ fn loop_form(
 
 /// Whether the ring's loops and copies allow merging `steps` K steps a
 /// slot (module docs).
-fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String> {
-    let Type::Aref { depth, buffers } = func.ty(c.ring) else {
+fn check_merge(func: &Function, c: &Candidate) -> Result<(), String> {
+    let Type::Aref { buffers, .. } = func.ty(c.ring) else {
         return Err("internal: not an aref".into());
     };
-    if depth % steps != 0 || depth / steps < 2 {
-        return Err(format!(
-            "{depth} slots do not make at least 2 slots of {steps} K steps"
-        ));
-    }
     // Per copy: the tensor's extent along K (make_tensor_desc's operands
     // are the base, the shape, the strides) and the tile's K.
     let copies: Vec<(Op, usize, Value, i64)> = c
@@ -408,8 +492,8 @@ fn check_merge(func: &Function, c: &Candidate, steps: u32) -> Result<(), String>
     Ok(())
 }
 
-fn apply(func: &mut Function, c: &Candidate, steps: u32) {
-    let buffers = reshape_ring(func, c, |d| d / steps, |k| k * steps);
+fn apply(func: &mut Function, c: &Candidate, steps: u32, slots: u32) {
+    let buffers = reshape_ring(func, c, |_| slots, |k| k * steps);
     for (b, &(_, load, axis)) in c.buffers.iter().enumerate() {
         rebox(func, load, axis, buffers[b].clone(), |k| k * steps);
     }

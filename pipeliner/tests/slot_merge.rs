@@ -45,7 +45,7 @@ fn which_rings_merge() {
     ] {
         let (text, mut func) = common::input("slot_merge", name);
         let before = common::ring_slots_and_bytes(&func);
-        let merged = slot_merge(&mut func, asked(&text), &mut Schedule::default());
+        let (merged, _) = slot_merge(&mut func, asked(&text), &mut Schedule::default());
         let after = common::ring_slots_and_bytes(&func);
         assert_eq!(merged.is_empty(), merged_depth.is_none(), "{name}");
         if let Some(d) = merged_depth {
