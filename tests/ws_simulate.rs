@@ -771,7 +771,7 @@ fn slot_merge_rounds_up() {
                 }
                 Some(_) => {
                     "one K step a slot: 3 slots of 2 K steps would round the depth 5 up \
-                            to 6, and the depth was asked for"
+                            to 6, and only a depth the compiler chose"
                 }
             };
             assert!(

@@ -304,8 +304,13 @@ pub fn pipeline(
         (None, Some(_), _, _) | (None, _, Some(_), _) | (None, _, _, true) => {
             slot_merge::Merge::Asked(1)
         }
+        // The depth may be rounded up only where it holds the cooperative
+        // rule's extra slot, the compiler's own slack: elsewhere rounding
+        // up would give `num_stages` N the code of N + 1.
         (None, None, None, false) => slot_merge::Merge::Default {
-            smem: smem.filter(|_| opts.aref_depth.is_none()).copied(),
+            smem: smem
+                .filter(|_| opts.aref_depth.is_none() && aref_depth::cooperative_gemm(func))
+                .copied(),
         },
     };
     let (_, added) = slot_merge::slot_merge(func, merge, &mut schedule);

@@ -55,8 +55,11 @@
 //! a slot where the merged slots other than the one being read hold at
 //! least [`LOOKAHEAD_FLOPS`] of tensor-core work, so that a slot's copies
 //! land before the consumers reach it; an odd depth is rounded up to
-//! whole merged slots where shared memory has room and the depth was not
-//! asked for (`--aref-depth`). A consumer of one warpgroup keeps a group
+//! whole merged slots where shared memory has room and the depth holds
+//! the cooperative rule's extra slot of [`crate::aref_depth`], the
+//! compiler's own slack (not where it came from `num_stages` alone, whose
+//! N would then compile as N + 1, nor from `--aref-depth`). A consumer of
+//! one warpgroup keeps a group
 //! in flight, which holds two slots, and is left alone. On the H100 (same
 //! source, against Triton 3.6 in one process, `bench/RESULTS.md`):
 //! - the 128x256x64 GEMM's 4 slots, 2 merged: from 0.97-0.98x to
@@ -86,10 +89,12 @@ pub enum Merge {
     Asked(u32),
     /// The default (module docs): 2 where a ring is read by two or more
     /// warpgroups and its merged slots keep [`LOOKAHEAD_FLOPS`] of work
-    /// ahead. `smem` is the kernel's shared memory by ring depth when the
-    /// depth was the compiler's choice (`None` after `--aref-depth` or
-    /// without a model): an odd depth is rounded up to whole merged slots
-    /// only where that fits.
+    /// ahead. `smem` is the kernel's shared memory by ring depth where
+    /// the depth holds a slot of the compiler's own beyond `num_stages`'s
+    /// (the cooperative rule's extra slot of [`crate::aref_depth`]) and
+    /// was not asked for (`None` otherwise, or without a model): an odd
+    /// depth is rounded up to whole merged slots only there, and where
+    /// that fits.
     Default { smem: Option<SmemModel> },
 }
 
@@ -132,7 +137,8 @@ pub fn default_plan(
             "{slots} slots of {steps} K steps would round the depth {depth} up to {}, {}",
             slots * steps,
             if room.is_none() {
-                "and the depth was asked for (or shared memory is unknown)"
+                "and only a depth the compiler chose beyond num_stages's (the cooperative \
+                 rule's extra slot, no --aref-depth) is rounded up"
             } else {
                 "which does not fit in shared memory"
             }
