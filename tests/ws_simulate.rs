@@ -434,6 +434,7 @@ fn tile_pingpong() {
             "matmul/ragged_100",
             "matmul/leaky_relu_ragged_tma",
             "matmul/bf16_ragged_tma",
+            "matmul/tiles_128x128_8_warps_ragged_odd_k",
             "matmul/tiles_128x128_4_warps",
             "matmul/tiles_128x128_8_warps",
             "matmul_block_ptr/ragged_100",
