@@ -692,7 +692,9 @@ fn slot_split() {
 /// (the last merged step's second half lies past K, where the copy reads
 /// zeros), one and two consumer warpgroups, the kernel-built descriptor
 /// matmul and the GeGLU dual GEMM (`range(0, K, BLOCK_K)`, two dots a
-/// slot in the GeGLU), at aref depths 4 and 6, with the default MMA depth
+/// slot in the GeGLU), the weight gradient and the linear layer (a tile of
+/// the slot read through its transpose: X column-major, `w.T`), at aref
+/// depths 4 and 6, with the default MMA depth
 /// and with none. The rings must have merged and the bytes must be the
 /// plain run's. The host-descriptor matmul, whose loop runs to an
 /// argument `K` and not to its descriptors' extents, must not merge, and
@@ -707,6 +709,8 @@ fn slot_merge() {
         ("matmul_descriptor", "ragged_100", "BLOCK_K", 160, true),
         ("matmul_descriptor", "ragged_100", "BLOCK_K", 250, true),
         ("geglu_dual_gemm", "ragged_100", "BLOCK_K", 190, true),
+        ("weight_grad", "ragged_tokens", "BLOCK_K", 150, true),
+        ("linear", "ragged", "BLOCK_K", 200, true),
         ("matmul_tma_host", "ragged_100", "BLOCK_K", 160, false),
     ];
     for (example, case, block_k, k, merges) in runs {
@@ -842,14 +846,20 @@ fn geglu_dual_gemm() {
 /// order, `trans` of which the dot reads.
 #[test]
 fn weight_grad() {
-    check_example("weight_grad", &["ragged_tokens", "ragged_all"]);
+    check_example(
+        "weight_grad",
+        &["ragged_tokens", "ragged_all", "tiles_128x256_ragged_odd_k"],
+    );
 }
 
 /// `tl.dot(x, w.T)`: the weight tile is copied as it lies ([N, K]) and
 /// its slot read through `trans`, K-major.
 #[test]
 fn linear() {
-    check_example("linear", &["ragged", "k_tail_8_warps"]);
+    check_example(
+        "linear",
+        &["ragged", "k_tail_8_warps", "tiles_128x256_ragged_odd_k"],
+    );
 }
 
 /// Both operands are transposes of their slots (`trans(b)` MN-major as

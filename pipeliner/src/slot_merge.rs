@@ -434,12 +434,14 @@ fn check_merge(func: &Function, c: &Candidate) -> Result<(), String> {
     }
     let consumer_body = func.ops[c.consumer_loop].regions[0];
     let body = &func.blocks[consumer_body];
-    let tiles: Vec<Value> = body
+    // The slot's tiles as the consumer reads them, transposed or not.
+    let views: Vec<(Value, Value)> = body
         .ops
         .iter()
         .filter(|&&o| matches!(func.ops[o].kind, OpKind::ArefGet))
-        .flat_map(|&o| func.ops[o].results.iter().copied())
+        .flat_map(|&o| crate::slot_split::slot_views(func, o))
         .collect();
+    let tiles: Vec<Value> = views.iter().map(|&(_, view)| view).collect();
     let yielded = body
         .ops
         .last()
@@ -451,6 +453,7 @@ fn check_merge(func: &Function, c: &Candidate) -> Result<(), String> {
         let ok = match &data.kind {
             OpKind::ArefGet | OpKind::ArefConsumed => data.operands[0] == c.ring,
             OpKind::Constant(_) | OpKind::Yield => true,
+            OpKind::Trans { .. } => views.iter().any(|&(t, v)| v == data.results[0] && t != v),
             // The slot counter's increment; an add on tiles would see
             // one step's tile where the merged slot holds several.
             OpKind::Binary(BinaryOp::Add) => is_int(func, data.results[0]),

@@ -268,37 +268,81 @@ fn counts_iterations(func: &Function, the_loop: Op, index: Value) -> bool {
 
 /// The K axis of each tile `get` borrows, when every one is read only as
 /// an operand of dots whose two operands both come from the slot (a
-/// GEMM's slot): the last of a left operand, the first of a right one.
-/// `Err` says why not.
+/// GEMM's slot), directly or through a 2-D transpose (a column-major
+/// operand copied as it lies, or `tl.dot(x, w.T)`): the last of a left
+/// operand, the first of a right one, swapped through a transpose. `Err`
+/// says why not.
 pub(crate) fn slot_dot_axes(func: &Function, get: Op) -> Result<Vec<usize>, String> {
     let results = &func.ops[get].results;
+    let views = slot_views(func, get);
+    let from_slot = |v: &Value| views.iter().any(|&(_, view)| view == *v);
     let mut axes = Vec::new();
     for &r in results {
         let mut axis = None;
-        for (user, pos) in crate::value_uses(func, r) {
-            let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
-                && func.ops[user].operands[..2]
-                    .iter()
-                    .all(|v| results.contains(v));
-            let this = match pos {
-                0 if both_from_slot => 1,
-                1 if both_from_slot => 0,
-                _ => {
-                    return Err(format!(
-                        "a tile of the slot is read by `{}`, not only as an operand of dots \
-                         whose operands both come from the slot",
-                        tawa_ir::printer::op_name(&func.ops[user].kind)
-                    ))
-                }
-            };
-            if axis.is_some_and(|a| a != this) {
-                return Err("a tile of the slot is both a left and a right dot operand".into());
+        for &(tile, view) in views.iter().filter(|&&(tile, _)| tile == r) {
+            let transposed = view != tile;
+            let uses = crate::value_uses(func, view);
+            if transposed && uses.is_empty() {
+                return Err("a transpose of a tile of the slot is not read".into());
             }
-            axis = Some(this);
+            for (user, pos) in uses {
+                let both_from_slot = matches!(func.ops[user].kind, OpKind::Dot { .. })
+                    && func.ops[user].operands[..2].iter().all(from_slot);
+                let this = match pos {
+                    0 if both_from_slot => 1,
+                    1 if both_from_slot => 0,
+                    _ => {
+                        let tile = if transposed {
+                            "a transpose of a tile"
+                        } else {
+                            "a tile"
+                        };
+                        let reader = match func.ops[user].kind {
+                            OpKind::Dot { .. } => {
+                                "a dot whose other operand does not come from the slot".to_string()
+                            }
+                            ref kind => format!("`{}`", tawa_ir::printer::op_name(kind)),
+                        };
+                        return Err(format!(
+                            "{tile} of the slot is read by {reader}; only dots of two of the \
+                             slot's tiles qualify"
+                        ));
+                    }
+                };
+                let this = if transposed { 1 - this } else { this };
+                if axis.is_some_and(|a| a != this) {
+                    return Err("a tile of the slot is both a left and a right dot operand".into());
+                }
+                axis = Some(this);
+            }
         }
         axes.push(axis.ok_or("a tile of the slot is not read by a dot")?);
     }
     Ok(axes)
+}
+
+/// The tiles `get` borrows and how the consumer sees them: each tile as
+/// `(tile, tile)`, and each 2-D transpose of a 2-D tile (`trans` with
+/// `perm = [1, 0]`) as `(tile, transpose)`. A tile read by anything else
+/// is paired with itself, which [`slot_dot_axes`] checks.
+pub(crate) fn slot_views(func: &Function, get: Op) -> Vec<(Value, Value)> {
+    let mut views = Vec::new();
+    for &r in &func.ops[get].results {
+        let mut direct = false;
+        for (user, _) in crate::value_uses(func, r) {
+            let data = &func.ops[user];
+            match &data.kind {
+                OpKind::Trans { perm } if perm[..] == [1, 0] && data.results.len() == 1 => {
+                    views.push((r, data.results[0]));
+                }
+                _ => direct = true,
+            }
+        }
+        if direct || views.iter().all(|&(t, _)| t != r) {
+            views.push((r, r));
+        }
+    }
+    views
 }
 
 /// The axis of descriptor box `block` that is axis `axis` of `tile`:
@@ -364,6 +408,15 @@ pub(crate) fn reshape_ring(
     for (i, ty) in buffers.iter().enumerate() {
         let r = func.ops[get].results[i];
         func.values[r].ty = ty.clone();
+    }
+    for (tile, view) in slot_views(func, get) {
+        if view != tile {
+            let mut ty = func.ty(tile).clone();
+            if let Type::Tensor { shape, .. } = &mut ty {
+                shape.reverse();
+            }
+            func.values[view].ty = ty;
+        }
     }
     buffers
 }

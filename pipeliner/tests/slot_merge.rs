@@ -38,6 +38,7 @@ fn which_rings_merge() {
     for (name, merged_depth) in [
         ("matmul_128x256_persistent", Some(2)),
         ("matmul_descriptor_offsets", Some(2)),
+        ("weight_grad_transposed", Some(2)),
         ("gemm_index_is_induction_variable", None),
         ("gemm_accumulator_not_carried", None),
         ("gemm_row_reduce", Some(2)),
