@@ -281,8 +281,13 @@ pub struct PipelineFlags {
     /// copying N steps' tiles as one box and multiplying them in one dot
     /// an iteration, so the producer and consumers hand over a slot N
     /// times less often. Only where a merged step past the loop's end
-    /// lies past the tensor (the loop ends at cdiv(K, BLOCK_K)); `--explain`
-    /// says which rings merged, or why not.
+    /// lies past the tensor (the loop runs over all of K: to
+    /// cdiv(K, BLOCK_K), or `range(0, K, BLOCK_K)`). Default: 2 where two
+    /// or more consumer warpgroups read the ring and its merged slots keep
+    /// 8 Mi flops of tensor-core work ahead of the one being read (the
+    /// 128x256x64 GEMMs' 4 slots; the 128x128x64 GEMMs' 5, rounded up to
+    /// 6 where it fits); 1 keeps one step a slot. `--explain` says which
+    /// rings merged, or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "slot_split")]
     pub slot_merge: Option<u32>,
 }
