@@ -524,3 +524,46 @@ fn apply(func: &mut Function, c: &Candidate, steps: u32, slots: u32) {
         func.ops[the_loop].operands[2] = new_step;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2·M·N·K of one K step of a BM x BN x 64 tile.
+    fn step_flops(bm: u64, bn: u64) -> u64 {
+        2 * bm * bn * 64
+    }
+
+    /// The default's plans for the rings measured on the H100 (module
+    /// docs): the 128x256x64 GEMM's 4 slots merge into 2; the 128x128x64
+    /// GEMM's 5 slots merge into 3 where 6 fit, not into 2; a consumer of
+    /// one warpgroup and a ring of too few slots are left alone.
+    #[test]
+    fn the_default_keeps_enough_work_ahead() {
+        assert_eq!(default_plan(4, 8, step_flops(128, 256), None), Ok((2, 2)));
+        assert_eq!(
+            default_plan(5, 8, step_flops(128, 128), Some(6)),
+            Ok((2, 3))
+        );
+        assert_eq!(default_plan(6, 8, step_flops(128, 128), None), Ok((2, 3)));
+        // 2 merged slots of 128x128: 4 Mi flops ahead.
+        let short = default_plan(4, 8, step_flops(128, 128), Some(6));
+        assert!(
+            matches!(&short, Err(Some(why)) if why.contains("4.0 Mi")),
+            "{short:?}"
+        );
+        // No room to round 5 up, or not the compiler's depth to round.
+        for room in [Some(5), None] {
+            let why = default_plan(5, 8, step_flops(128, 128), room);
+            assert!(matches!(&why, Err(Some(w)) if w.contains("round the depth 5 up to 6")));
+        }
+        // The 128x256 GEMM at num_stages 2 (3 slots) is not rounded up
+        // when the depth is num_stages's own.
+        assert!(default_plan(3, 8, step_flops(128, 256), None).is_err());
+        assert_eq!(default_plan(4, 4, step_flops(128, 256), None), Err(None));
+        assert!(matches!(
+            default_plan(2, 8, step_flops(128, 256), Some(8)),
+            Err(Some(_))
+        ));
+    }
+}
