@@ -543,7 +543,8 @@ fn check_tile_pingpong(
 /// batched GEMM's `ragged_8_warps` (an MN-major B copied as two boxes side
 /// by side, two consumer warpgroups, a grid over x, y and z) run in
 /// CTA pairs at aref depths 1 to 4, with and without a WGMMA group in
-/// flight: both programs of a pair together, each multicast put writing
+/// flight, and at depth 4 with two K steps a slot (`--slot-merge 2`: the
+/// multicast halves of merged boxes): both programs of a pair together, each multicast put writing
 /// its half of a shared tile into both CTAs' slots and each release
 /// arriving on the peer's barrier. The bytes must be the plain run's,
 /// with no deadlock and no copy into a slot a consumer of either CTA
@@ -576,18 +577,35 @@ fn tma_multicast() {
         let case = &case;
         let what = format!("{}/{}", ex.name, case.name);
         let (module, plain, expected) = plain_run(ex, case, &what);
-        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, None), (d, Some(1))]) {
-            let how = format!("{what} (tma multicast, depth {depth}, mma depth {mma_depth:?})");
+        let schedules = (1..=4)
+            .flat_map(|d| [(d, None, None), (d, Some(1), None)])
+            .chain([(4, None, Some(2))]);
+        for (depth, mma_depth, slot_merge) in schedules {
+            let how = format!(
+                "{what} (tma multicast, depth {depth}, mma depth {mma_depth:?}, slot merge \
+                 {slot_merge:?})"
+            );
             let opts = PipelineOptions {
                 aref_depth: Some(depth),
                 mma_depth,
                 tma_multicast: true,
+                slot_merge,
                 ..PipelineOptions::default()
             };
             let ws = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
                 .unwrap_or_else(|e| panic!("{how}: {e}"))
-                .map(|s| s.func)
                 .unwrap_or_else(|| panic!("{how}: not warp-specialized"));
+            if slot_merge.is_some() {
+                assert!(
+                    ws.schedule
+                        .decisions
+                        .iter()
+                        .any(|d| d.contains("2 K steps a slot")),
+                    "{how}: not merged: {:#?}",
+                    ws.schedule.decisions
+                );
+            }
+            let ws = ws.func;
             assert_eq!(ws.attrs.cluster, 2, "{how}: not in CTA pairs");
             simulate_against(&module, &ex.spec, case, ws, &expected, &how);
         }
