@@ -592,22 +592,16 @@ fn tma_multicast() {
                 slot_merge,
                 ..PipelineOptions::default()
             };
-            let ws = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
-                .unwrap_or_else(|e| panic!("{how}: {e}"))
-                .unwrap_or_else(|| panic!("{how}: not warp-specialized"));
+            let ws = specialize(&what, &plain, &opts, &how);
             if slot_merge.is_some() {
                 assert!(
-                    ws.schedule
-                        .decisions
-                        .iter()
-                        .any(|d| d.contains("2 K steps a slot")),
+                    decided(&ws, "2 K steps a slot"),
                     "{how}: not merged: {:#?}",
                     ws.schedule.decisions
                 );
             }
-            let ws = ws.func;
-            assert_eq!(ws.attrs.cluster, 2, "{how}: not in CTA pairs");
-            simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+            assert_eq!(ws.func.attrs.cluster, 2, "{how}: not in CTA pairs");
+            simulate_against(&module, &ex.spec, case, ws.func, &expected, &how);
         }
         eprintln!("ok   {what}: tma multicast");
     }
@@ -652,6 +646,11 @@ fn specialize(
         .unwrap_or_else(|| panic!("{how}: not warp-specialized"))
 }
 
+/// Whether one of `ws`'s pipeline decisions says `needle`.
+fn decided(ws: &tawa_rs::driver::Specialized, needle: &str) -> bool {
+    ws.schedule.decisions.iter().any(|d| d.contains(needle))
+}
+
 /// `--slot-split 2` on GEMMs whose K step is 64 wide: the matmul (loop
 /// index as the slot index before persistence, a carried counter after),
 /// the host-descriptor matmul (`range(0, K, BLOCK_K)`, a step of 64), the
@@ -692,10 +691,7 @@ fn slot_split() {
             };
             let ws = specialize(&what, &plain, &opts, &how);
             assert!(
-                ws.schedule
-                    .decisions
-                    .iter()
-                    .any(|d| d.contains("split in 2")),
+                decided(&ws, "split in 2"),
                 "{how}: no ring split: {:#?}",
                 ws.schedule.decisions
             );
@@ -743,12 +739,17 @@ fn slot_merge() {
             };
             let ws = specialize(&what, &plain, &opts, &how);
             let decisions = &ws.schedule.decisions;
-            let merged = decisions.iter().any(|d| d.contains("2 K steps a slot"));
-            assert_eq!(merged, merges, "{how}: {decisions:#?}");
+            assert_eq!(
+                decided(&ws, "2 K steps a slot"),
+                merges,
+                "{how}: {decisions:#?}"
+            );
             if !merges {
                 assert!(
-                    decisions.iter().any(|d| d
-                        .contains("one K step a slot: the loop does not run over the K extent")),
+                    decided(
+                        &ws,
+                        "one K step a slot: the loop does not run over the K extent"
+                    ),
                     "{how}: no reason given: {decisions:#?}"
                 );
             }
@@ -797,10 +798,7 @@ fn slot_merge_rounds_up() {
                             to 6, and only a depth the compiler chose"
                 }
             };
-            assert!(
-                decisions.iter().any(|d| d.contains(wanted)),
-                "{how}: {decisions:#?}"
-            );
+            assert!(decided(&ws, wanted), "{how}: {decisions:#?}");
             simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
         }
         eprintln!("ok   {what}: slot merge rounds up");
