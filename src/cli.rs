@@ -286,8 +286,9 @@ pub struct PipelineFlags {
     /// or more consumer warpgroups read the ring and its merged slots keep
     /// 8 Mi flops of tensor-core work ahead of the one being read (the
     /// 128x256x64 GEMMs' 4 slots; the 128x128x64 GEMMs' 5, rounded up to
-    /// 6 where it fits); 1 keeps one step a slot. `--explain` says which
-    /// rings merged, or why not.
+    /// 6 where it fits); 1 keeps one step a slot, and is the default
+    /// under --mma-depth, --slot-split, --tile-pingpong and
+    /// --tma-multicast. `--explain` says which rings merged, or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "slot_split")]
     pub slot_merge: Option<u32>,
 }

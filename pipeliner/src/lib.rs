@@ -271,7 +271,7 @@ impl std::error::Error for PipelineError {}
 /// aref depths first (MMA pipelining needs a ring deeper than the groups
 /// it keeps in flight), then slot merging or splitting (of the depths
 /// chosen; the default merges only where no `--slot-split`,
-/// `--mma-depth` or `--tile-pingpong` was asked for), then
+/// `--mma-depth`, `--tile-pingpong` or `--tma-multicast` was asked for), then
 /// MMA pipelining, then coarse pipelining of
 /// the loops MMA pipelining left synchronous. `smem` describes what each
 /// ring slot costs in shared memory; `None` when unknown (no cap).
@@ -296,11 +296,16 @@ pub fn pipeline(
         opts.slot_merge,
         opts.slot_split,
         opts.mma_depth,
-        opts.tile_pingpong,
+        opts.tile_pingpong || opts.tma_multicast,
     ) {
         (Some(n), _, _, _) => slot_merge::Merge::Asked(n),
-        // Asked for split slots, groups in flight or ping-pong tiles: the
-        // default's measurements do not cover those schedules.
+        // Asked for split slots, groups in flight, ping-pong tiles or CTA
+        // pairs: the default's measurements do not cover those schedules.
+        // CTA pairs measured slower merged (H100, 128x256x64 GEMM against
+        // Triton: 0.95 / 0.91x at 8192^3 / K = 16384 merged, 0.97 /
+        // 0.95-0.96x unmerged): a paired slot is refilled only when both
+        // CTAs released it, and a merged ring has fewer slots to absorb
+        // the skew between them.
         (None, Some(_), _, _) | (None, _, Some(_), _) | (None, _, _, true) => {
             slot_merge::Merge::Asked(1)
         }
