@@ -38,6 +38,17 @@
 //! peer's `empty` barrier too; a copy into a slot a consumer of either
 //! CTA still holds is an error. Such a kernel's body does nothing after
 //! its `ws` op (the pass's kernels are persistent: the op is the body).
+//!
+//! A kernel whose pairs may split each tile's K loop (`cluster_split_k`,
+//! `tawa_pipeliner::cluster_split_k`) launched with an even number of
+//! programs runs the same way, each CTA with rings of its own (where the
+//! launch does not split, the pair's programs just run side by side on
+//! their own tiles). Its `cluster.sum` of a split launch is a one-value
+//! channel per op from rank 1 to rank 0: rank 1 blocks until the channel
+//! is empty, leaves its partial there and goes on with it as its result;
+//! rank 0 blocks until the channel is full and takes `own + peer's` (in
+//! f32, in that order), as the backend's distributed-shared-memory
+//! exchange does.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -143,6 +154,12 @@ pub enum PartitionState {
         turn_of: u32,
         held: bool,
     },
+    /// At a `cluster.sum` (location) of the CTA of `rank`: rank 1 waits
+    /// for rank 0 to take its last partial, rank 0 for rank 1's partial.
+    WaitsForPeer {
+        loc: Loc,
+        rank: usize,
+    },
 }
 
 /// Where a partition waits, and the barrier it waits on.
@@ -182,6 +199,17 @@ impl fmt::Display for Deadlock {
                     loc.line,
                     loc.col,
                     if *held { "holds" } else { "has" }
+                )?,
+                PartitionState::WaitsForPeer { loc, rank } => write!(
+                    f,
+                    "waits at cluster.sum (loc {}:{}) for {}",
+                    loc.line,
+                    loc.col,
+                    if *rank == 0 {
+                        "the rank-1 CTA's partial"
+                    } else {
+                        "the rank-0 CTA to take the last partial"
+                    }
                 )?,
                 PartitionState::Blocked(b) => {
                     let barrier = match b.waits_for {
@@ -340,7 +368,12 @@ impl Host for ProgramHost<'_> {
             pid: ws.pid,
             env: ws.env,
         };
-        if func.attrs.cluster != 2 {
+        // CTA pairs: those that share copies, and those that split K
+        // (whose programs, in a launch of an even count, run a pair at a
+        // time: harmless where they do not split, each then on its own
+        // tiles).
+        let paired = func.attrs.cluster == 2 || func.attrs.cluster_split_k && ws.grid[0] % 2 == 0;
+        if !paired {
             return self.run_ws(func, ws.op, vec![cta], ws.grid, ws.max_steps);
         }
         let data = &func.ops[ws.op];
@@ -458,14 +491,20 @@ impl ProgramHost<'_> {
                 // they read (`Function::turn_partitions`).
                 let dealt = role.consumers.len() >= 2
                     && role.consumers.iter().all(|c| together.contains(c));
-                ring.attach_in_cluster(producer, &consumers, dealt, ctas.len() as u32)
+                // CTA pairs that split K keep their rings apart.
+                let sharing = if func.attrs.cluster_split_k {
+                    1
+                } else {
+                    ctas.len() as u32
+                };
+                ring.attach_in_cluster(producer, &consumers, dealt, sharing)
                     .map_err(fail)?;
             }
             roles_of.push(roles);
         }
         // A CTA's ring and its peer's: made by the same aref.create.
         let mut peer = std::collections::HashMap::new();
-        if let [r0, r1] = roles_of.as_slice() {
+        if let ([r0, r1], false) = (roles_of.as_slice(), func.attrs.cluster_split_k) {
             for &a in r0.keys() {
                 let b = r1
                     .keys()
@@ -503,6 +542,7 @@ impl ProgramHost<'_> {
             turns: vec![vec![TurnState::default(); partitions.len() + 1]; ctas.len()],
             peer,
             agents: agents.clone(),
+            exchanges: Default::default(),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
             pid,
@@ -577,6 +617,28 @@ impl ProgramHost<'_> {
 }
 
 const OUTSIDE_WS: &str = "aref op outside every ws partition";
+
+/// `own + peer`, element by element, rounded to f32: rank 0's result of
+/// a `cluster.sum`.
+fn add_f32(own: &RVal, peer: &RVal) -> Result<RVal, String> {
+    use tawa_ir::interp::value::Data;
+    match (own, peer) {
+        (RVal::Tile(a), RVal::Tile(b)) if a.shape == b.shape => match (&a.data, &b.data) {
+            (Data::F(x), Data::F(y)) if x.len() == y.len() => {
+                let mut sum = a.clone();
+                sum.data = Data::F(
+                    x.iter()
+                        .zip(y)
+                        .map(|(&p, &q)| f64::from(p as f32 + q as f32))
+                        .collect(),
+                );
+                Ok(RVal::Tile(sum))
+            }
+            _ => Err("cluster.sum of tiles that are not f32 alike".into()),
+        },
+        _ => Err("cluster.sum of values that are not tiles of one shape".into()),
+    }
+}
 
 /// Rings `a` and `b` (distinct) of `rings`, both mutable.
 fn two_rings(rings: &mut [Ring], a: u32, b: u32) -> Result<(&mut Ring, &mut Ring), String> {
@@ -741,6 +803,9 @@ enum Status {
     Blocked(Wait),
     /// At a `turn.take` (the op), until its warpgroup's turn comes.
     WaitsForTurn(Op),
+    /// At a `cluster.sum` (the op) until the pair's channel of the op is
+    /// empty (rank 1) or full (rank 0).
+    WaitsForPeer(Op),
     Finished,
     Failed,
 }
@@ -772,6 +837,8 @@ struct Shared<'a> {
     peer: std::collections::HashMap<u32, u32>,
     /// The agent behind each entry of `parts`.
     agents: Vec<Agent>,
+    /// Per `cluster.sum` op: rank 1's partial not yet taken by rank 0.
+    exchanges: std::collections::HashMap<Op, RVal>,
     turn: Turn,
     sched: Scheduler,
     pid: [u32; 3],
@@ -795,6 +862,9 @@ impl Shared<'_> {
                 .rings
                 .get(w.aref as usize)
                 .is_some_and(|r| r.ready(w.waits_for, w.iteration)),
+            Status::WaitsForPeer(op) => {
+                self.exchanges.contains_key(op) == (self.agents[i].cta == 0)
+            }
             Status::Finished | Status::Failed => false,
         }
     }
@@ -845,6 +915,10 @@ impl Shared<'_> {
                             held: t.held,
                         }
                     }
+                    Status::WaitsForPeer(op) => PartitionState::WaitsForPeer {
+                        loc: self.func.ops[*op].loc,
+                        rank: self.agents[index].cta,
+                    },
                     Status::Blocked(w) => {
                         let data = &self.func.ops[w.op];
                         let ring = &self.rings[w.aref as usize];
@@ -1218,6 +1292,35 @@ impl Host for PartitionHost<'_, '_> {
             held: false,
         };
         Ok(())
+    }
+
+    fn cluster_sum(&mut self, op: Op, partial: RVal, split: i64) -> Result<RVal, String> {
+        let me = self.me;
+        let rank = self.agent.cta;
+        if split == 1 {
+            return Ok(partial);
+        }
+        let paired = self.state().agents.iter().any(|a| a.cta == 1);
+        if split != 2 || !paired || !self.state().func.attrs.cluster_split_k {
+            return Err(format!(
+                "cluster.sum of {split} CTAs a tile outside a run of a CTA pair that splits K"
+            ));
+        }
+        loop {
+            let s = self.state_mut();
+            if s.exchanges.contains_key(&op) == (rank == 0) {
+                s.parts[me].status = Status::Ready;
+                if rank == 1 {
+                    s.exchanges.insert(op, partial.clone());
+                    return Ok(partial);
+                }
+                let peer = s.exchanges.remove(&op).expect("checked: full");
+                return add_f32(&partial, &peer);
+            }
+            s.parts[me].status = Status::WaitsForPeer(op);
+            let next = s.pick();
+            self.hand_over(next)?;
+        }
     }
 
     fn mma_issued(&mut self, loc: Loc, reads: Vec<SlotView>) -> Result<(), String> {

@@ -499,6 +499,15 @@ impl Assigner<'_> {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);
             }
+            // The pair's partial sums meet in the operand's registers, and
+            // the op waits for the peer CTA: never recomputed.
+            OpKind::ClusterSum => {
+                let r = res.unwrap();
+                let layout = self.map.home[ops[0]]
+                    .clone()
+                    .or_else(|| self.default_for(r));
+                self.set(r, layout, true);
+            }
             OpKind::Dot {
                 input_precision, ..
             } => {

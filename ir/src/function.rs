@@ -109,6 +109,17 @@ pub struct FuncAttrs {
     /// number of programs in clusters of 2, and program `2c + r` is the
     /// cluster's CTA of rank `r`.
     pub cluster: u32,
+    /// A persistent kernel whose programs may run in CTA pairs that split
+    /// each tile's K loop (`tawa_pipeliner::cluster_split_k`): where the
+    /// tiles fill at most half the programs the device holds, the
+    /// launcher starts two programs a tile in clusters of 2 (else the
+    /// usual persistent grid, without clusters). The kernel tells the
+    /// two apart by its program count (`num_programs x >= 2 * tiles`):
+    /// pair `p` of program `2p + r` walks the tiles, rank `r` runs the K
+    /// steps `r, r + 2, ...`, and `cluster.sum` brings rank 1's partial
+    /// sums to rank 0, which alone runs the epilogue. Rings are each
+    /// CTA's own.
+    pub cluster_split_k: bool,
     /// Blocks of this kernel one SM is to hold at once (CUDA's
     /// `__launch_bounds__` minimum): 1 unless the pipeliner's `occupancy`
     /// pass found that a second warp-specialized block fits beside the
@@ -127,6 +138,7 @@ impl Default for FuncAttrs {
             grid_param_y: None,
             grid_param_z: None,
             cluster: 1,
+            cluster_split_k: false,
             occupancy: 1,
         }
     }

@@ -652,6 +652,17 @@ pub enum OpKind {
     TurnTake,
     /// `() -> ()`: ends this warpgroup's turn (see [`OpKind::TurnTake`]).
     TurnPass,
+    /// `(partial: tensor<f32>, split: i32) -> (sum)`: in a kernel whose
+    /// CTA pairs may split each tile's K loop (`cluster_split_k`), the
+    /// pair's two partial sums meet when `split` is 2 (the launch started
+    /// the programs in pairs). The rank-1 CTA hands its operand to the
+    /// rank-0 CTA (waiting until rank 0 took the previous one) and gets
+    /// its own operand back; the rank-0 CTA waits for it and gets `own +
+    /// peer's`, added in that order (so the sum does not depend on
+    /// timing). Only rank 0 may use the result for anything but to ignore
+    /// it: the pass that creates the op puts what follows under `if rank
+    /// == 0`. When `split` is 1 the result is the operand.
+    ClusterSum,
 
     /// `tl.debug_barrier()`: all threads of the program wait here.
     DebugBarrier,
@@ -718,6 +729,8 @@ impl OpKind {
                 | OpKind::WarpSpecialize { .. }
                 | OpKind::TurnTake
                 | OpKind::TurnPass
+                // Waits for, and hands a value to, the other CTA.
+                | OpKind::ClusterSum
                 // Orders the partition against its tensor-core groups.
                 | OpKind::DotWait { .. }
         )

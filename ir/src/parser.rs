@@ -671,6 +671,7 @@ impl<'a> Parser<'a> {
             if let Some(n) = a.take_u32(self, "cluster")? {
                 f.attrs.cluster = n;
             }
+            f.attrs.cluster_split_k = a.take_flag(self, "cluster_split_k")?;
             if let Some(n) = a.take_u32(self, "occupancy")? {
                 f.attrs.occupancy = n;
             }
@@ -1177,6 +1178,10 @@ impl<'a> Parser<'a> {
             "turn" => match sub {
                 Some("take") => OpKind::TurnTake,
                 Some("pass") => OpKind::TurnPass,
+                _ => return Err(unknown(self)),
+            },
+            "cluster" => match sub {
+                Some("sum") => OpKind::ClusterSum,
                 _ => return Err(unknown(self)),
             },
             "print" => {

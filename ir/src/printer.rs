@@ -161,6 +161,7 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::DebugBarrier => "debug_barrier".into(),
         OpKind::TurnTake => "turn.take".into(),
         OpKind::TurnPass => "turn.pass".into(),
+        OpKind::ClusterSum => "cluster.sum".into(),
         OpKind::Print { .. } => "print".into(),
         OpKind::Assert { .. } => "assert".into(),
     }
@@ -432,6 +433,9 @@ impl Printer<'_> {
         }
         if f.attrs.cluster != 1 {
             let _ = write!(self.out, ", cluster = {}", f.attrs.cluster);
+        }
+        if f.attrs.cluster_split_k {
+            self.out.push_str(", cluster_split_k");
         }
         if f.attrs.occupancy != 1 {
             let _ = write!(self.out, ", occupancy = {}", f.attrs.occupancy);

@@ -270,6 +270,12 @@ impl Verifier<'_> {
                 "cluster without grid_param: only a persistent kernel walks its tiles in CTA pairs",
             );
         }
+        if f.attrs.cluster_split_k && (f.attrs.cluster != 1 || f.attrs.grid_param.is_none()) {
+            self.error(
+                None,
+                "cluster_split_k needs a persistent kernel (grid_param) without static clusters",
+            );
+        }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
             self.error(
@@ -1653,6 +1659,26 @@ impl Types<'_> {
             }
             OpKind::Return | OpKind::DebugBarrier | OpKind::TurnTake | OpKind::TurnPass => {
                 self.counts(0, 0)?
+            }
+            OpKind::ClusterSum => {
+                self.counts(2, 1)?;
+                let s = self.operand(1);
+                if s.is_tensor() || !s.scalar_type().is_some_and(|s| s.is_int()) {
+                    return Err(format!("cluster.sum's split must be an integer, not {s}"));
+                }
+                let t = self.operand(0);
+                if !t.is_tensor() || t.scalar_type() != Some(ScalarType::F32) {
+                    return Err(format!("cluster.sum of {t}: an f32 tile only"));
+                }
+                if self.result(0) != t {
+                    return Err("cluster.sum's result must be its operand's type".into());
+                }
+                if !self.f.attrs.cluster_split_k {
+                    return Err(
+                        "cluster.sum in a kernel whose CTA pairs do not split K (cluster_split_k)"
+                            .into(),
+                    );
+                }
             }
             OpKind::Assert { .. } => {
                 self.counts(1, 0)?;

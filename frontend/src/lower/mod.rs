@@ -1367,6 +1367,7 @@ impl<'a> Lowerer<'a> {
             grid_param_y: None,
             grid_param_z: None,
             cluster: 1,
+            cluster_split_k: false,
             occupancy: 1,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {

@@ -165,6 +165,7 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::DebugBarrier => "debug_barrier",
         OpKind::TurnTake => "turn.take",
         OpKind::TurnPass => "turn.pass",
+        OpKind::ClusterSum => "cluster.sum",
         OpKind::Print { .. } => "print",
         OpKind::Assert { .. } => "assert",
     }
@@ -283,6 +284,7 @@ impl Interp<'_> {
                 | OpKind::ArefPut
                 | OpKind::ArefGet
                 | OpKind::ArefConsumed
+                | OpKind::ClusterSum
                 | OpKind::Print { .. }
         );
         touches_shared_state
@@ -1018,6 +1020,14 @@ impl Interp<'_> {
             OpKind::TurnPass => {
                 self.host.turn_pass(op)?;
                 Ok(vec![])
+            }
+            OpKind::ClusterSum => {
+                let split = scalar_int(&*operand(1)?)?;
+                Ok(vec![self.host.cluster_sum(
+                    op,
+                    (*operand(0)?).clone(),
+                    split,
+                )?])
             }
             OpKind::Print { prefix, hex } => {
                 let mut line = format!(

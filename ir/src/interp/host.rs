@@ -136,6 +136,17 @@ pub trait Host {
         Ok(())
     }
 
+    /// `cluster.sum` of `partial` with `split` CTAs a tile: with 2, the
+    /// sum of the CTA pair's partials at rank 0, `partial` itself at rank
+    /// 1; with 1, `partial`. A host that runs one program at a time has
+    /// no peer to wait for.
+    fn cluster_sum(&mut self, _op: Op, partial: RVal, split: i64) -> Result<RVal, String> {
+        if split == 1 {
+            return Ok(partial);
+        }
+        Err("cluster.sum of a split tile needs the CTA pair of the aref simulator".into())
+    }
+
     /// The current contents of a viewed slot buffer.
     fn read_view(&self, _view: &SlotView) -> Result<RVal, String> {
         Err(NEEDS_SIMULATOR.into())
