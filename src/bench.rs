@@ -225,7 +225,6 @@ pub fn bench_case(
         .map_err(launch_err)?;
     // Tensor maps take the grid asked for (see `harness::check_compiled`).
     let requested = grid;
-    let grid = compiled.kernel.launch_grid(grid, resident);
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 
     let footprint: usize = tensors
@@ -242,7 +241,7 @@ pub fn bench_case(
         .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, requested))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
-    let cfg = launch::launch_config(&compiled.kernel, grid);
+    let cfg = launch::launch_config(&compiled.kernel, requested, resident);
     let mut run_kernel = |g: &Gpu, round: usize| -> Result<(), RuntimeError> {
         g.launch_with(&kernel, &cfg, &args[round % copies])
     };

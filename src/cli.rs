@@ -253,8 +253,21 @@ pub struct PipelineFlags {
     /// multicasts it into both CTAs' shared memory, halving that
     /// operand's L2-to-SM traffic. Off by default; `--explain` says
     /// whether it applied and why not.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cluster_split_k")]
     pub tma_multicast: bool,
+
+    /// Let a persistent warp-specialized kernel run in thread-block
+    /// clusters of 2 CTAs that split each tile's K loop, where the grid's
+    /// tiles fill at most half the programs the GPU holds (the launcher
+    /// decides per launch; larger grids run as without the flag): rank r
+    /// of a pair runs the K steps r, r + 2, ..., rank 1 hands its partial
+    /// sums to rank 0 through distributed shared memory, and rank 0 runs
+    /// the epilogue. Twice the SMs work on a grid of few tiles and a long
+    /// K (on the H100, 128x128 tiles at M = N = 1024, K = 65536: 1.37x).
+    /// Off by default; only where the partial sums fit 64 KiB beside the
+    /// rings. `--explain` says whether it applied and why not.
+    #[arg(long)]
+    pub cluster_split_k: bool,
 
     /// Compile a warp-specialized kernel for N blocks an SM (CUDA's
     /// `__launch_bounds__` minimum; each block's partitions share
@@ -309,6 +322,7 @@ impl PipelineFlags {
             occupancy: self.occupancy,
             slot_split: self.slot_split,
             slot_merge: self.slot_merge,
+            cluster_split_k: self.cluster_split_k,
         }
     }
 }
@@ -595,6 +609,7 @@ mod tests {
                 occupancy: Some(1),
                 slot_split: Some(1),
                 slot_merge: None,
+                cluster_split_k: false,
             }
         );
         // The same flags on the command line give the same options.
@@ -614,12 +629,29 @@ mod tests {
     }
 
     #[test]
+    fn cluster_split_k_is_asked_and_excludes_multicast() {
+        let opts = parse_pipeline_flags("--cluster-split-k").unwrap();
+        assert_eq!(
+            opts,
+            PipelineOptions {
+                cluster_split_k: true,
+                ..PipelineOptions::default()
+            }
+        );
+        let err = parse_pipeline_flags("--cluster-split-k --tma-multicast").unwrap_err();
+        assert!(err.contains("--tma-multicast"), "{err}");
+    }
+
+    #[test]
     fn a_bad_flag_string_is_an_error_naming_the_flag() {
         let err = parse_pipeline_flags("--mma-depth 1 --no-such-flag").unwrap_err();
         assert!(err.contains("'--no-such-flag'"), "{err}");
         // With the flags a string may hold.
         assert!(err.contains("[--no-ws] [--aref-depth <D>]"), "{err}");
-        assert!(err.contains("[--tma-multicast] [--occupancy <N>]"), "{err}");
+        assert!(
+            err.contains("[--tma-multicast] [--cluster-split-k] [--occupancy <N>]"),
+            "{err}"
+        );
         // Options of the launch, not of the pipeliner.
         let err = parse_pipeline_flags("--num-stages 4").unwrap_err();
         assert!(err.contains("--num-stages"), "{err}");

@@ -672,6 +672,76 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// CTA pairs that split K (`--cluster-split-k`): the swap-AB decode GEMM,
+/// matmul's 128x128 tiles of one consumer warpgroup (64 KiB of partial
+/// sums) and the GLU dual GEMM (two sums) compile to kernels without
+/// static clusters whose pairs exchange through distributed shared memory
+/// (`mapa`, `st.shared::cluster`, cluster-scope barriers), and ptxas
+/// spills nothing. The launcher starts pairs (two programs a tile in
+/// clusters of 2) only where the tiles fill at most half the programs
+/// the device holds. Without the flag no kernel has the exchange.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn ws_cluster_split_k_compiles_without_spills() {
+    require_tools();
+    let opts = PipelineOptions {
+        cluster_split_k: true,
+        ..PipelineOptions::default()
+    };
+    let mut failures = Vec::new();
+    for (example, name) in [
+        ("matmul_swap_ab", "decode_16x8192x8192"),
+        ("matmul", "tiles_128x128_ragged"),
+        ("glu_dual_gemm_unmasked", "blocks_64x128x160"),
+    ] {
+        let ex = triton_examples::load(example).expect("example loads");
+        let case = ex.spec.case(name).expect("the case exists");
+        let what = format!("{example}/{name}");
+        let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
+            continue;
+        };
+        let (k, ptx) = (&compiled.kernel, &compiled.compiled.ptx);
+        let got = (
+            k.cluster_split_k,
+            k.cluster,
+            ptx.contains("st.shared::cluster.f32"),
+            ptx.contains("mbarrier.try_wait.parity.acquire.cluster"),
+            ptx.contains("%cluster_nctarank"),
+        );
+        if got != (true, None, true, true, true) {
+            failures.push(format!(
+                "{what}: (split-capable, static cluster, remote stores, cluster-scope waits, \
+                 cluster size read) {got:?}"
+            ));
+        }
+        note_spills(&compiled, &what, &mut failures);
+        for (tiles, resident, grid, cluster) in [
+            (64, 132, 128, Some([2, 1, 1])),
+            (66, 132, 132, Some([2, 1, 1])),
+            (67, 132, 67, None),
+            (2048, 132, 132, None),
+        ] {
+            let asked = [tiles, 1, 1];
+            let got = (
+                k.launch_grid(asked, resident),
+                k.launch_cluster(asked, resident),
+            );
+            // The 2-D grids (swap-AB's) walk x * y tiles: one row of y.
+            if got != ([grid, 1, 1], cluster) {
+                failures.push(format!(
+                    "{what}: {tiles} tiles on {resident} resident programs: {got:?}, expected \
+                     ({grid}, {cluster:?})"
+                ));
+            }
+        }
+        let plain = compiled_or_noted(&ex, case, &PipelineOptions::default(), &what, &mut failures);
+        if plain.is_some_and(|p| p.kernel.cluster_split_k || p.kernel.cuda.contains("tw_xchg")) {
+            failures.push(format!("{what}: split K without --cluster-split-k"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// TMA multicast (`--tma-multicast`): kernels whose copies are single
 /// boxes (linear's K-major operands, matmul's 64-column TMA cases) and
 /// kernels with an MN-major operand copied as several boxes side by side

@@ -126,6 +126,18 @@ const PAIRED_RUNS: &[(&str, &str)] = &[
     ("batched_matmul", "ragged_8_warps"),
 ];
 
+/// Cases run a second time with `--cluster-split-k`: small grids the
+/// launcher runs in CTA pairs that split each tile's K loop (a GEMM with
+/// a fused activation and a TMA-store epilogue, the GLU dual GEMM's two
+/// sums, the swap-AB decode GEMM's transposed accumulator), and a grid of
+/// 72 tiles it runs as without the flag, one CTA a tile.
+const SPLIT_K_PAIRED_RUNS: &[(&str, &str)] = &[
+    ("matmul", "leaky_relu_ragged_tma"),
+    ("matmul", "tiles_128x128_ragged"),
+    ("matmul_swap_ab", "decode_ragged"),
+    ("glu_dual_gemm_unmasked", "blocks_64x128x160"),
+];
+
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_every_example_case_is_correct() {
@@ -179,6 +191,9 @@ fn gpu_every_example_case_is_correct() {
         // (Not again when every case runs with the flag already.)
         if PAIRED_RUNS.contains(&(ex, case.name.as_str())) && !extra.contains(&"--tma-multicast") {
             v.push(&["--tma-multicast"]);
+        }
+        if SPLIT_K_PAIRED_RUNS.contains(&(ex, case.name.as_str())) {
+            v.push(&["--cluster-split-k"]);
         }
         v
     };

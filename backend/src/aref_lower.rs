@@ -506,6 +506,7 @@ impl Emitter<'_> {
         let together_bars = next_bar;
         next_bar += together.len() as u32;
         let owners = scratch_owners(f, op);
+        self.init_exchanges();
         for (i, (p, &region)) in partitions.iter().zip(&data.regions).enumerate() {
             let threads = p.num_warps * WARP_SIZE;
             let first = first_warp * WARP_SIZE;
@@ -546,6 +547,7 @@ impl Emitter<'_> {
             self.line("const int lane = tid & 31;");
             self.line("const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);");
             self.line("(void)tid; (void)lane; (void)warp;");
+            self.declare_exchange_counters(region);
             let mut has_turns = false;
             f.walk_block(region, &mut |o| has_turns |= f.ops[o].kind.is_turn());
             if let Some(slot) = owners.iter().position(|&o| o == i).filter(|&s| s > 0) {

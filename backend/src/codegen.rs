@@ -63,6 +63,14 @@ pub struct KernelSource {
     /// [`Self::launch_grid`] then starts an even number of programs.
     #[serde(default)]
     pub cluster: Option<[u32; 3]>,
+    /// A persistent kernel whose CTA pairs may split each tile's K loop
+    /// (`tawa_pipeliner::cluster_split_k`): where the tiles fill at most
+    /// half the programs the device holds ([`Self::splits_k`]),
+    /// [`Self::launch_grid`] starts two programs a tile and
+    /// [`Self::launch_cluster`] clusters of 2; else the usual persistent
+    /// grid without clusters.
+    #[serde(default)]
+    pub cluster_split_k: bool,
     /// Blocks one SM holds at once, as the kernel was compiled for
     /// (`__launch_bounds__`' minimum; the IR's `occupancy`): a persistent
     /// kernel starts this many programs per SM ([`Self::launch_grid`]).
@@ -75,6 +83,45 @@ fn one() -> u32 {
 }
 
 impl KernelSource {
+    /// The tiles a persistent kernel walks for a launch asked for `grid`
+    /// (all of the grid where the kernel walks x, y and z; x * y, or x).
+    fn walked_tiles(&self, grid: [u32; 3]) -> u32 {
+        match (self.grid_param_y, self.grid_param_z) {
+            (Some(_), Some(_)) => grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]),
+            (Some(_), None) => grid[0].saturating_mul(grid[1]),
+            _ => grid[0],
+        }
+    }
+
+    /// Whether a launch asked for `grid` on a device running `resident`
+    /// programs at once runs CTA pairs that split K: a kernel compiled for
+    /// it whose tiles (of every plane it does not walk) fill at most half
+    /// of `resident`. Larger grids gain nothing from halving each tile's
+    /// K loop: every SM has a tile already.
+    pub fn splits_k(&self, grid: [u32; 3], resident: u32) -> bool {
+        if !self.cluster_split_k || self.grid_param.is_none() {
+            return false;
+        }
+        let planes = match (self.grid_param_y, self.grid_param_z) {
+            (Some(_), None) => grid[2],
+            (None, _) => grid[1].saturating_mul(grid[2]),
+            _ => 1,
+        };
+        self.walked_tiles(grid)
+            .saturating_mul(planes)
+            .saturating_mul(2)
+            <= resident
+    }
+
+    /// The thread-block clusters of a launch asked for `grid` (see
+    /// [`Self::launch_grid`]).
+    pub fn launch_cluster(&self, grid: [u32; 3], resident: u32) -> Option<[u32; 3]> {
+        if self.splits_k(grid, resident) {
+            return Some([2, 1, 1]);
+        }
+        self.cluster
+    }
+
     /// The grid to start for a launch asked for `grid`, on a device that
     /// runs `resident` programs at once ([`crate::runtime::resident_programs`]):
     /// a persistent kernel gets at most `resident` programs along x (it
@@ -97,6 +144,14 @@ impl KernelSource {
             (Some(_), None, _) => [grid[0].min(resident.max(1)), grid[1], grid[2]],
             (None, _, _) => grid,
         };
+        if self.splits_k(grid, resident) {
+            // Two programs a tile: pair p = program / 2 walks from tile p.
+            return [
+                self.walked_tiles(grid).saturating_mul(2),
+                launched[1],
+                launched[2],
+            ];
+        }
         match self.cluster {
             // CTA pairs: program 2c + r is rank r of cluster c, and the
             // peer of tile t is t ^ 1 only with an even stride. Fewer
@@ -105,11 +160,7 @@ impl KernelSource {
             Some([2, 1, 1]) if self.grid_param.is_some() => {
                 // The tiles along x the programs walk: all of them where
                 // the kernel walks the whole grid, else x's.
-                let tiles = match (self.grid_param_y, self.grid_param_z) {
-                    (Some(_), Some(_)) => grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]),
-                    (Some(_), None) => grid[0].saturating_mul(grid[1]),
-                    _ => grid[0],
-                };
+                let tiles = self.walked_tiles(grid);
                 let pairs = tiles.div_ceil(2).min((resident / 2).max(1)).max(1);
                 [pairs * 2, launched[1], launched[2]]
             }
@@ -291,6 +342,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
             .as_ref()
             .and_then(|n| params.iter().position(|p| p.name == *n)),
         cluster: (func.attrs.cluster == 2).then_some([2, 1, 1]),
+        cluster_split_k: func.attrs.cluster_split_k,
         params,
         tensor_maps: emitted.tensor_maps,
         device_map_workspace: emitted.device_map_workspace,

@@ -49,6 +49,8 @@ use tawa_ir::{
 
 #[path = "aref_lower.rs"]
 mod aref_lower;
+#[path = "cluster_sum_lower.rs"]
+mod cluster_sum_lower;
 #[path = "tma_store_lower.rs"]
 pub mod tma_store_lower;
 
@@ -304,6 +306,8 @@ struct Emitter<'f> {
     partition: Option<aref_lower::PartitionCtx>,
     /// The aref rings, by `aref.create` result.
     rings: HashMap<Value, aref_lower::Ring>,
+    /// The `cluster.sum` ops' buffers and barriers ([`cluster_sum_lower`]).
+    exchanges: HashMap<Op, cluster_sum_lower::Exchange>,
     /// Tiles got from aref slots: the C expression of their byte offset
     /// from `tw_smem_raw`, and their layout.
     views: HashMap<Value, (String, OperandSmem)>,
@@ -567,6 +571,7 @@ pub fn emit(
         mn_major_operands,
         partition: None,
         rings: HashMap::new(),
+        exchanges: HashMap::new(),
         views: HashMap::new(),
         tensor_maps: Vec::new(),
         tensor_map_names: HashMap::new(),
@@ -606,6 +611,11 @@ pub fn emit(
             e.tma_store_staging_stride = bytes.div_ceil(1024) * 1024;
             e.operand_buffer_bytes = at + e.tma_store_staging_stride * scratch_copies;
         }
+    }
+    // The CTA pairs' exchange buffers (`cluster.sum`) follow: the peer
+    // writes them while this CTA's partitions use the scratch.
+    if func.attrs.cluster_split_k {
+        e.operand_buffer_bytes = e.plan_exchanges(e.operand_buffer_bytes)?;
     }
     let num_threads = kernel_threads(func);
     // The register file (64K) split evenly over the threads of the
@@ -651,6 +661,10 @@ pub fn emit(
         // No CTA of a pair exits while its peer may still multicast into
         // its shared memory or arrive on its barriers.
         e.line("tw_cluster_sync();");
+    } else if func.attrs.cluster_split_k {
+        // Nor while its peer may still write its exchange buffer or arrive
+        // on its barriers (launched in pairs only where the grid splits).
+        e.line("if (tw_cluster_ctas() > 1u) tw_cluster_sync();");
     }
     if e.scratch_misuse {
         return Err(unsupported(
@@ -708,8 +722,11 @@ pub fn emit(
         if e.rings.values().any(|r| r.copied()) {
             cuda.push_str(aref_lower::COPY_PRELUDE);
         }
-        if func.attrs.cluster == 2 {
+        if func.attrs.cluster == 2 || func.attrs.cluster_split_k {
             cuda.push_str(aref_lower::CLUSTER_PRELUDE);
+        }
+        if func.attrs.cluster_split_k {
+            cuda.push_str(cluster_sum_lower::CLUSTER_SUM_PRELUDE);
         }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();
@@ -1374,6 +1391,7 @@ impl<'f> Emitter<'f> {
             OpKind::ArefConsumed => self.aref_consumed(op),
             OpKind::TurnTake => self.turn(op, true),
             OpKind::TurnPass => self.turn(op, false),
+            OpKind::ClusterSum => self.cluster_sum(op),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.

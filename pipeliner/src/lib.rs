@@ -54,6 +54,11 @@
 //!   the consumer is one warpgroup and a second block fits beside the
 //!   first in shared memory and registers (`--occupancy N` asks).
 //!
+//! - [`cluster_split_k`]: CTA pairs that split each tile's K loop where
+//!   the grid fills at most half the GPU, rank 1's partial sums reaching
+//!   rank 0 through distributed shared memory (`--cluster-split-k`, off
+//!   by default; the launcher decides per launch).
+//!
 //! - [`tma_multicast`]: a persistent kernel's CTAs in clusters of 2,
 //!   each copying half of a box both tiles read and multicasting it into
 //!   both CTAs' shared memory (`--tma-multicast`, off by default).
@@ -68,6 +73,7 @@
 //! warp-specialized.
 
 pub mod aref_depth;
+pub mod cluster_split_k;
 pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
@@ -150,6 +156,9 @@ pub struct PipelineOptions {
     /// K steps each slot of a GEMM's ring holds (`--slot-merge`); `None`
     /// lets [`slot_merge`] decide.
     pub slot_merge: Option<u32>,
+    /// Let CTA pairs split each tile's K loop where the grid underfills
+    /// the GPU ([`cluster_split_k`], `--cluster-split-k`). Off by default.
+    pub cluster_split_k: bool,
 }
 
 impl Default for PipelineOptions {
@@ -168,6 +177,7 @@ impl Default for PipelineOptions {
             occupancy: None,
             slot_split: None,
             slot_merge: None,
+            cluster_split_k: false,
         }
     }
 }
@@ -321,6 +331,22 @@ pub fn pipeline(
     let (_, added) = slot_merge::slot_merge(func, merge, &mut schedule);
     let smem_bytes = smem.and_then(|m| u32::try_from(m.bytes(depth_in_steps? + added)?).ok());
     let split = slot_split::slot_split(func, opts.slot_split.unwrap_or(1), &mut schedule);
+    // Before MMA pipelining, which keeps the K loop's groups in flight
+    // across iterations: the split checks the loop as the partitioner
+    // wrote it.
+    let split_k = opts.cluster_split_k;
+    let room = smem
+        .zip(smem_bytes)
+        .map(|(m, b)| u64::from(m.limit).saturating_sub(u64::from(b)));
+    let exchange = cluster_split_k::cluster_split_k(func, split_k, room, &mut schedule);
+    // The exchange buffer and its two barriers.
+    let smem_bytes = smem_bytes.map(|b| {
+        b + if exchange > 0 {
+            exchange as u32 + 16
+        } else {
+            0
+        }
+    });
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
         None => mma_pipeline::MmaDepth::PerPartition,

@@ -542,7 +542,7 @@ fn index_parts(func: &mut Function, ring: Value, the_loop: Op, part: Value, part
 
 /// `v` as a value of type `ty`, inserted at `at` in `block` (a cast when
 /// the types differ).
-fn cast_to(
+pub(crate) fn cast_to(
     func: &mut Function,
     block: Block,
     at: usize,

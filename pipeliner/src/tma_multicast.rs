@@ -189,6 +189,9 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
     let ws = *ws;
     let loc = func.ops[ws].loc;
     let refuse = |why: &str| Err((loc, why.to_string()));
+    if func.attrs.cluster_split_k {
+        return refuse("its CTA pairs split K (--cluster-split-k)");
+    }
     if func.attrs.grid_param.is_none() {
         return refuse(
             "the kernel is not made persistent by the compiler (no `grid_param` launch contract \

@@ -387,11 +387,7 @@ impl Kernel {
         let workspace = workspaces.entry((device, stream)).or_default();
         let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address, workspace)
             .map_err(PyValueError::new_err)?;
-        let grid = match self.source.grid_param {
-            Some(_) => self.source.launch_grid(grid, resident),
-            None => grid,
-        };
-        let cfg = launch::launch_config(&self.source, grid);
+        let cfg = launch::launch_config(&self.source, grid, resident);
         gpu.launch_on_stream(&loaded, &cfg, &args, stream)
             .map_err(|e| LaunchError::new_err(e.to_string()))
     }

@@ -26,15 +26,16 @@ use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
 
-/// The launch geometry of `kernel` over `grid` (what
-/// [`KernelSource::launch_grid`] gave): its threads, shared memory and
-/// clusters.
-pub fn launch_config(kernel: &KernelSource, grid: [u32; 3]) -> LaunchConfig {
+/// The launch geometry of `kernel` asked for `grid` on a device running
+/// `resident` of its programs at once: the grid it starts
+/// ([`KernelSource::launch_grid`]), its threads, shared memory and
+/// clusters ([`KernelSource::launch_cluster`]).
+pub fn launch_config(kernel: &KernelSource, grid: [u32; 3], resident: u32) -> LaunchConfig {
     LaunchConfig {
-        grid,
+        grid: kernel.launch_grid(grid, resident),
         block: [kernel.num_threads, 1, 1],
         dyn_smem: kernel.dyn_smem_bytes,
-        cluster: kernel.cluster,
+        cluster: kernel.launch_cluster(grid, resident),
     }
 }
 

@@ -459,14 +459,12 @@ pub fn check_compiled(
         .map_err(|e| launch_err(e.to_string()))?;
     // Tensor-map extents taken from the grid are the grid asked for, the
     // tiles a persistent kernel walks, not the programs it starts.
-    let requested = grid;
-    let grid = compiled.kernel.launch_grid(grid, resident);
     let args = device
-        .launch_args(gpu, &compiled.kernel, &bound, requested)
+        .launch_args(gpu, &compiled.kernel, &bound, grid)
         .map_err(setup)?;
     gpu.launch_with(
         &kernel,
-        &launch::launch_config(&compiled.kernel, grid),
+        &launch::launch_config(&compiled.kernel, grid, resident),
         &args,
     )
     .map_err(|e| launch_err(e.to_string()))?;

@@ -187,6 +187,27 @@ pub type Runner<'r> =
 /// several tiles of a small case's grid).
 const PERSISTENT_PROGRAMS: u32 = 2;
 
+/// The programs a GPU is taken to hold at once when deciding whether a
+/// kernel's CTA pairs split K (`KernelSource::splits_k`): grids of up to
+/// 4 tiles split, larger ones run as without the pass.
+pub const SPLIT_K_RESIDENT: u32 = 8;
+
+/// The tiles of `case` a kernel whose CTA pairs may split K walks, when
+/// its launch splits them (`KernelSource::splits_k` on
+/// [`SPLIT_K_RESIDENT`] programs); `None` when it does not.
+pub fn split_k_tiles(func: &Function, case: &Case) -> Result<Option<u32>, String> {
+    if !func.attrs.cluster_split_k {
+        return Ok(None);
+    }
+    let g = case.grid()?;
+    let (tiles, planes) = match (&func.attrs.grid_param_y, &func.attrs.grid_param_z) {
+        (Some(_), Some(_)) => (g[0] * g[1] * g[2], 1),
+        (Some(_), None) => (g[0] * g[1], g[2]),
+        (None, _) => (g[0], g[1] * g[2]),
+    };
+    Ok((2 * tiles * planes <= SPLIT_K_RESIDENT).then_some(tiles))
+}
+
 /// [`run_module_on_interpreter`] with the kernel run by `runner`; also
 /// the bytes of every tensor after the launch, in input order.
 
@@ -299,8 +320,12 @@ pub fn run_module_with(
             (None, _) => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
         }
         // A kernel of CTA pairs starts an even number of programs
-        // (`KernelSource::launch_grid`): program 2c + 1 is 2c's peer.
-        if func.attrs.cluster == 2 {
+        // (`KernelSource::launch_grid`): program 2c + 1 is 2c's peer. A
+        // kernel whose pairs may split K starts two programs a tile where
+        // the launcher would.
+        if let Some(tiles) = split_k_tiles(func, case)? {
+            grid[0] = 2 * tiles;
+        } else if func.attrs.cluster == 2 {
             grid[0] += grid[0] % 2;
         }
     }

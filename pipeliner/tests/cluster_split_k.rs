@@ -1,0 +1,54 @@
+//! File tests of `cluster_split_k` (`--cluster-split-k`): every
+//! `cluster_split_k/<name>.tir` (warp-specialized tile IR, persistent,
+//! with its ring depths chosen) goes through
+//! `tawa_pipeliner::cluster_split_k::cluster_split_k` as asked, with no
+//! cap on shared memory; the IR (which must verify and read back
+//! identically) and the pass's decision are compared with the blessed
+//! `cluster_split_k/<name>.out`. Bless with
+//! `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test cluster_split_k`.
+
+mod common;
+
+use tawa_pipeliner::cluster_split_k::cluster_split_k;
+use tawa_pipeliner::Schedule;
+
+#[test]
+fn cluster_split_k_file_tests() {
+    common::pass_file_tests("cluster_split_k", |_, func, schedule| {
+        cluster_split_k(func, true, None, schedule);
+    });
+}
+
+/// Which kernels split, and the bytes of their exchange buffers.
+#[test]
+fn which_kernels_split() {
+    for (name, bytes) in [
+        ("swap_ab_decode", 64 * 16 * 4),
+        ("glu_two_sums", 2 * 64 * 64 * 4),
+        ("gemm_accumulator_not_carried", 0),
+    ] {
+        let (_, mut func) = common::input("cluster_split_k", name);
+        let got = cluster_split_k(&mut func, true, None, &mut Schedule::default());
+        assert_eq!(got, bytes, "{name}");
+        assert_eq!(func.attrs.cluster_split_k, bytes > 0, "{name}");
+        // Not asked: nothing.
+        let (_, mut func) = common::input("cluster_split_k", name);
+        assert_eq!(
+            cluster_split_k(&mut func, false, None, &mut Schedule::default()),
+            0
+        );
+        assert!(!func.attrs.cluster_split_k, "{name}");
+    }
+    // No room for the exchange buffer beside the rings.
+    let (_, mut func) = common::input("cluster_split_k", "swap_ab_decode");
+    let mut schedule = Schedule::default();
+    assert_eq!(
+        cluster_split_k(&mut func, true, Some(4096), &mut schedule),
+        0
+    );
+    assert!(
+        schedule.decisions[0].contains("no room"),
+        "{:?}",
+        schedule.decisions
+    );
+}
