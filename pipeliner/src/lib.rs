@@ -433,6 +433,12 @@ pub fn pipeline_without_ws(
              thread issues the TMA copies {lookahead} iteration(s) ahead into the {depth}-slot ring"
         ),
     );
+    if opts.cluster_split_k {
+        schedule.note(
+            loc,
+            "cluster split-K: not applied: the kernel is not warp-specialized (--no-ws)".into(),
+        );
+    }
     let how = match opts.mma_depth {
         Some(_) => mma_pipeline::MmaDepth::Asked(mma_depth),
         None => mma_pipeline::MmaDepth::NoWsDefault,
