@@ -674,7 +674,8 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
 
 /// CTA pairs that split K (`--cluster-split-k`): the swap-AB decode GEMM,
 /// matmul's 128x128 tiles of one consumer warpgroup (64 KiB of partial
-/// sums) and the GLU dual GEMM (two sums) compile to kernels without
+/// sums) and 128x256 tiles of two (128 KiB), and the GLU dual GEMM (two
+/// sums) compile to kernels without
 /// static clusters whose pairs exchange through distributed shared memory
 /// (`mapa`, `st.shared::cluster`, cluster-scope barriers), and ptxas
 /// spills nothing. The launcher starts pairs (two programs a tile in
@@ -692,6 +693,7 @@ fn ws_cluster_split_k_compiles_without_spills() {
     for (example, name) in [
         ("matmul_swap_ab", "decode_16x8192x8192"),
         ("matmul", "tiles_128x128_ragged"),
+        ("matmul", "square_8192"),
         ("glu_dual_gemm_unmasked", "blocks_64x128x160"),
     ] {
         let ex = triton_examples::load(example).expect("example loads");

@@ -128,11 +128,13 @@ const PAIRED_RUNS: &[(&str, &str)] = &[
 
 /// Cases run a second time with `--cluster-split-k`: small grids the
 /// launcher runs in CTA pairs that split each tile's K loop (a GEMM with
-/// a fused activation and a TMA-store epilogue, the GLU dual GEMM's two
-/// sums, the swap-AB decode GEMM's transposed accumulator), and a grid of
-/// 72 tiles it runs as without the flag, one CTA a tile.
+/// a fused activation and a TMA-store epilogue, the cooperative 128x256
+/// GEMM's 128 KiB of partial sums, the GLU dual GEMM's two sums, the
+/// swap-AB decode GEMM's transposed accumulator), and a grid of 72 tiles
+/// it runs as without the flag, one CTA a tile.
 const SPLIT_K_PAIRED_RUNS: &[(&str, &str)] = &[
     ("matmul", "leaky_relu_ragged_tma"),
+    ("matmul", "tiles_128x256_ragged_odd_k"),
     ("matmul", "tiles_128x128_ragged"),
     ("matmul_swap_ab", "decode_ragged"),
     ("glu_dual_gemm_unmasked", "blocks_64x128x160"),

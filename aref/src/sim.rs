@@ -48,7 +48,9 @@
 //! is empty, leaves its partial there and goes on with it as its result;
 //! rank 0 blocks until the channel is full and takes `own + peer's` (in
 //! f32, in that order), as the backend's distributed-shared-memory
-//! exchange does.
+//! exchange does. A second exchange of the same op by the same partition
+//! is an error: a split launch gives each pair one tile, and the
+//! backend's exchange reuses ring slots that are idle only after it.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -543,6 +545,7 @@ impl ProgramHost<'_> {
             peer,
             agents: agents.clone(),
             exchanges: Default::default(),
+            exchanged: Default::default(),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
             pid,
@@ -839,6 +842,10 @@ struct Shared<'a> {
     agents: Vec<Agent>,
     /// Per `cluster.sum` op: rank 1's partial not yet taken by rank 0.
     exchanges: std::collections::HashMap<Op, RVal>,
+    /// The `cluster.sum` ops each agent has exchanged through: once
+    /// each, as the backend's exchange reuses a ring's slots, idle only
+    /// after a split pair's one tile.
+    exchanged: std::collections::HashSet<(Op, usize)>,
     turn: Turn,
     sched: Scheduler,
     pid: [u32; 3],
@@ -1305,6 +1312,13 @@ impl Host for PartitionHost<'_, '_> {
             return Err(format!(
                 "cluster.sum of {split} CTAs a tile outside a run of a CTA pair that splits K"
             ));
+        }
+        if !self.state_mut().exchanged.insert((op, me)) {
+            return Err(
+                "a second cluster.sum of a split pair: a launch that splits K gives \
+                        each pair one tile (the exchange reuses the ring's slots)"
+                    .into(),
+            );
         }
         loop {
             let s = self.state_mut();

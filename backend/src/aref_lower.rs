@@ -141,6 +141,14 @@ pub(super) struct Ring {
     paired: bool,
 }
 
+impl Ring {
+    /// The byte offset and size of the ring's slots (its barriers lie
+    /// elsewhere).
+    pub(super) fn slots_range(&self) -> (u32, u32) {
+        (self.base, self.depth * self.slot_bytes)
+    }
+}
+
 /// Rings of every `aref.create` of `func`, laid out from byte `start`
 /// (a multiple of 1024, which 128-byte swizzled TMA boxes need); returns
 /// them and the end offset.
@@ -547,7 +555,6 @@ impl Emitter<'_> {
             self.line("const int lane = tid & 31;");
             self.line("const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);");
             self.line("(void)tid; (void)lane; (void)warp;");
-            self.declare_exchange_counters(region);
             let mut has_turns = false;
             f.walk_block(region, &mut |o| has_turns |= f.ops[o].kind.is_turn());
             if let Some(slot) = owners.iter().position(|&o| o == i).filter(|&s| s > 0) {

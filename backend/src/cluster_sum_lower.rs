@@ -5,22 +5,28 @@
 //! (the op's `split` operand is 1, the kernel runs without clusters) the
 //! op is a copy.
 //!
-//! - **Buffers.** Each `cluster.sum` op has an exchange buffer of its
-//!   partition's registers of the tile (`R` a thread, `P` threads, f32)
-//!   and two mbarriers, `full` (rank 0 waits on its own) and `empty`
-//!   (rank 1 waits on its own), at the same offsets in both CTAs, after
-//!   the TMA stores' staging buffer. Register `r` of partition thread `t`
-//!   sits at word `r * P + t` (a warp's stores are consecutive words).
-//! - **Rank 1.** Every thread waits for `empty` (parity of the exchange
-//!   count, flipped: the first wait passes), stores its registers into
-//!   rank 0's buffer (`mapa` + `st.shared::cluster`) and arrives on rank
-//!   0's `full` with `.release.cluster`, which orders its stores before
-//!   the arrival. Its result is its own partial (unused: the pass puts
-//!   the epilogue under `if rank == 0`).
-//! - **Rank 0.** Every thread waits on `full` with `.acquire.cluster`,
-//!   adds the buffer's words to its registers (own + peer's, the order
-//!   the simulator uses) and arrives on rank 1's `empty` with
-//!   `.release.cluster`, after which rank 1 may write the buffer again.
+//! - **Buffers.** A launch that splits K gives each pair one tile
+//!   (`num_programs = 2 * tiles`), so when a CTA's consumers leave the K
+//!   loop, every slot of its rings was filled, read and released for the
+//!   last time: the exchange reuses the largest ring's slots. Each
+//!   `cluster.sum` op has its part of them, its partition's registers of
+//!   the tile (`R` a thread, `P` threads, f32; register `r` of partition
+//!   thread `t` at word `r * P + t`, a warp's stores consecutive words),
+//!   and two mbarriers of its own, `full` (rank 0 waits on its own) and
+//!   `go` (rank 1 waits on its own), at the same offsets in both CTAs,
+//!   after the TMA stores' staging buffer.
+//! - **Rank 0.** Every thread arrives on rank 1's `go` with
+//!   `.release.cluster` (its K loop is done, its drained WGMMAs read no
+//!   slot any more), waits on its `full` with `.acquire.cluster`, and adds
+//!   the buffer's words to its registers (own + peer's, the order the
+//!   simulator uses).
+//! - **Rank 1.** Every thread waits on its `go` with `.acquire.cluster`,
+//!   stores its registers into rank 0's slots (`mapa` +
+//!   `st.shared::cluster`) and arrives on rank 0's `full` with
+//!   `.release.cluster`, which orders its stores before the arrival. Its
+//!   result is its own partial (unused: the pass puts the epilogue under
+//!   `if rank == 0`). Each barrier completes one phase in the kernel's
+//!   life (parity 0).
 //! - **Start and end.** Thread 0 initializes the barriers (`P` arrivals
 //!   each) before the `ws` op's partitions start, and in a launch of
 //!   clusters (`%cluster_nctarank` > 1) a cluster barrier follows, so
@@ -39,10 +45,10 @@ use crate::layout::WARP_SIZE;
 /// One `cluster.sum` op's place in shared memory.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Exchange {
-    /// Which exchange of the kernel (its counter is `tw_xchg{index}`).
+    /// Which exchange of the kernel.
     pub index: usize,
-    /// Byte offsets from `tw_smem_raw` of the buffer and of the `full`
-    /// barrier (`empty` follows it).
+    /// Byte offsets from `tw_smem_raw` of the buffer (in a ring's slots)
+    /// and of the `full` barrier (`go` follows it).
     pub buffer: u32,
     pub barriers: u32,
     /// Registers a thread and threads of the partition.
@@ -78,8 +84,9 @@ static __device__ __forceinline__ void tw_mbar_wait_cluster(unsigned bar, unsign
 "#;
 
 impl Emitter<'_> {
-    /// Places every `cluster.sum` op's buffer and barriers from byte
-    /// `at` on; returns the end of the last.
+    /// Places every `cluster.sum` op's buffer in the largest ring's slots
+    /// and its barriers from byte `at` on; returns the end of the last
+    /// barrier.
     pub(super) fn plan_exchanges(&mut self, mut at: u32) -> Res<u32> {
         let f = self.func;
         let mut found = Vec::new();
@@ -94,28 +101,44 @@ impl Emitter<'_> {
                 }
             }
         });
+        let (mut buffer, room) = self
+            .rings
+            .values()
+            .map(|r| r.slots_range())
+            .max_by_key(|&(_, bytes)| bytes)
+            .unwrap_or((0, 0));
+        let end = buffer + room;
+        at = at.div_ceil(8) * 8;
         for (index, (op, threads)) in found.into_iter().enumerate() {
+            let loc = f.ops[op].loc;
             let v = f.ops[op].operands[0];
             let layout = self.layouts.home(v).cloned().ok_or_else(|| {
-                unsupported(
-                    f.ops[op].loc,
-                    "internal: cluster.sum of a tile without a layout",
-                )
+                unsupported(loc, "internal: cluster.sum of a tile without a layout")
             })?;
             let regs = self.regs(v, &layout);
-            let buffer = at.div_ceil(16) * 16;
-            let barriers = buffer + regs * threads * 4;
-            at = barriers + 16;
+            buffer = buffer.div_ceil(16) * 16;
+            if buffer + regs * threads * 4 > end {
+                return Err(unsupported(
+                    loc,
+                    format!(
+                        "internal: the partial sums of cluster.sum ({} bytes from {buffer}) do \
+                         not fit the ring's {room} bytes of slots",
+                        regs * threads * 4
+                    ),
+                ));
+            }
             self.exchanges.insert(
                 op,
                 Exchange {
                     index,
                     buffer,
-                    barriers,
+                    barriers: at,
                     regs,
                     threads,
                 },
             );
+            buffer += regs * threads * 4;
+            at += 16;
         }
         Ok(at)
     }
@@ -147,21 +170,6 @@ impl Emitter<'_> {
         self.line(init);
     }
 
-    /// At the start of a partition: the counters of its exchanges.
-    pub(super) fn declare_exchange_counters(&mut self, region: tawa_ir::Block) {
-        let f = self.func;
-        let mut ops = Vec::new();
-        f.walk_block(region, &mut |o| {
-            if matches!(f.ops[o].kind, OpKind::ClusterSum) {
-                ops.push(o);
-            }
-        });
-        for o in ops {
-            let i = self.exchanges[&o].index;
-            self.line(format!("unsigned tw_xchg{i} = 0;"));
-        }
-    }
-
     /// `cluster.sum` (module docs).
     pub(super) fn cluster_sum(&mut self, op: Op) -> Res<()> {
         let f = self.func;
@@ -186,15 +194,15 @@ impl Emitter<'_> {
         let own = self.tile(v, &layout)?;
         let split = self.scalar(data.operands[1])?;
         let name = self.name_for(r);
-        let (regs, threads, i) = (x.regs, x.threads, x.index);
-        let (buf, full, empty) = (x.buffer, x.barriers, x.barriers + 8);
+        let (regs, threads) = (x.regs, x.threads);
+        let (buf, full, go) = (x.buffer, x.barriers, x.barriers + 8);
         self.line(format!(
             "float {name}[{regs}];\n\
              if ({split} == 1) {{\n\
              #pragma unroll\n\
              \x20 for (int r = 0; r < {regs}; ++r) {name}[r] = {own}[r];\n\
              }} else if (tw_cta_rank() == 1u) {{\n\
-             \x20 tw_mbar_wait_cluster(tw_smem_u32 + {empty}, (tw_xchg{i} & 1u) ^ 1u);\n\
+             \x20 tw_mbar_wait_cluster(tw_smem_u32 + {go}, 0u);\n\
              \x20 const unsigned tw_peer_buf = tw_peer_smem(tw_smem_u32 + {buf}, 0u);\n\
              #pragma unroll\n\
              \x20 for (int r = 0; r < {regs}; ++r) {{\n\
@@ -202,14 +210,12 @@ impl Emitter<'_> {
              \x20   {name}[r] = {own}[r];\n\
              \x20 }}\n\
              \x20 tw_mbar_arrive_cluster(tw_peer_smem(tw_smem_u32 + {full}, 0u));\n\
-             \x20 ++tw_xchg{i};\n\
              }} else {{\n\
-             \x20 tw_mbar_wait_cluster(tw_smem_u32 + {full}, tw_xchg{i} & 1u);\n\
+             \x20 tw_mbar_arrive_cluster(tw_peer_smem(tw_smem_u32 + {go}, 1u));\n\
+             \x20 tw_mbar_wait_cluster(tw_smem_u32 + {full}, 0u);\n\
              \x20 const float* tw_buf = reinterpret_cast<const float*>(tw_smem_raw + {buf});\n\
              #pragma unroll\n\
              \x20 for (int r = 0; r < {regs}; ++r) {name}[r] = {own}[r] + tw_buf[r * {threads} + tid];\n\
-             \x20 tw_mbar_arrive_cluster(tw_peer_smem(tw_smem_u32 + {empty}, 1u));\n\
-             \x20 ++tw_xchg{i};\n\
              }}"
         ));
         self.vals.insert(r, super::CVal::Tile(name));

@@ -612,8 +612,9 @@ pub fn emit(
             e.operand_buffer_bytes = at + e.tma_store_staging_stride * scratch_copies;
         }
     }
-    // The CTA pairs' exchange buffers (`cluster.sum`) follow: the peer
-    // writes them while this CTA's partitions use the scratch.
+    // The CTA pairs' exchange barriers (`cluster.sum`) follow; their
+    // buffers reuse a ring's slots, idle once a split pair's one tile
+    // has left the K loop.
     if func.attrs.cluster_split_k {
         e.operand_buffer_bytes = e.plan_exchanges(e.operand_buffer_bytes)?;
     }

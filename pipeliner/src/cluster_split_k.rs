@@ -28,8 +28,7 @@
 //! own in a fixed order and alone runs the epilogue. The sum differs from
 //! one loop's only in the order f32 partial sums are added, as any
 //! split-K's does. Unsplit, the kernel runs as before but for a few
-//! integer ops a tile and the exchange buffer's shared memory (the same
-//! 128x128 GEMM at 8192^3 measured 1-2% slower with the flag).
+//! integer ops a tile and the branches around the exchange.
 //!
 //! What makes the split sound, checked here: each K loop carries nothing
 //! but slot counters advanced by 1 an iteration and (the consumer's)
@@ -38,9 +37,9 @@
 //! producer's and the consumer's K loops are split alike, so each CTA's
 //! puts and gets stay paired; nothing after the consumer's K loop feeds
 //! the tile loop's next iteration, so rank 1 may skip it; and the K loops
-//! write nothing but their rings. The partial sums must fit
-//! [`MAX_EXCHANGE_BYTES`] and the room shared memory has beside the
-//! rings.
+//! write nothing but their rings. A split launch gives each pair one
+//! tile, so the exchange reuses the slots of the largest ring, idle once
+//! the K loop is done; the partial sums must fit them.
 //!
 //! Not the default: the compiler does not know the grid, and where the
 //! mainloop waits on memory twice the SMs gain nothing (the swap-AB
@@ -54,10 +53,6 @@ use tawa_ir::{BinaryOp, Block, CmpPred, ConstValue, Function, Op, OpKind, Type, 
 use crate::slot_split::{cast_to, insert_value};
 use crate::Schedule;
 
-/// Bytes of partial sums a pair may exchange per tile: the buffer rank 1
-/// writes into in rank 0's shared memory (a 128x128 f32 accumulator).
-pub const MAX_EXCHANGE_BYTES: u64 = 64 << 10;
-
 /// What the pass found to rewrite.
 struct Plan {
     /// Per partition: its block, its tile loop, its K loop (in the tile
@@ -70,15 +65,9 @@ struct Plan {
 }
 
 /// Splits the K loops of `func` between CTA pairs where `asked` and the
-/// kernel allows; notes what it did or why not. `room` is the shared
-/// memory left beside the rings (`None`: unknown, no cap). Returns the
-/// bytes of the pair's exchange buffers (0 when it did not apply).
-pub fn cluster_split_k(
-    func: &mut Function,
-    asked: bool,
-    room: Option<u64>,
-    schedule: &mut Schedule,
-) -> u64 {
+/// kernel allows; notes what it did or why not. Returns the shared memory
+/// it adds: the exchanges' barriers (their buffers reuse a ring's slots).
+pub fn cluster_split_k(func: &mut Function, asked: bool, schedule: &mut Schedule) -> u32 {
     if !asked {
         return 0;
     }
@@ -92,30 +81,26 @@ pub fn cluster_split_k(
             return 0;
         }
     };
+    // Each sum's buffer 16-byte aligned, as the backend places them.
     let bytes: u64 = plan
         .sums
         .iter()
         .map(|&i| {
             let ty = func.ty(func.ops[plan.consumer_loop].results[i]);
-            ty.shape().iter().map(|&d| u64::from(d)).product::<u64>() * 4
+            (ty.shape().iter().map(|&d| u64::from(d)).product::<u64>() * 4).div_ceil(16) * 16
         })
         .sum();
-    let why_not = if bytes > MAX_EXCHANGE_BYTES {
-        Some(format!(
-            "the partial sums ({} KiB) exceed the {} KiB a pair exchanges",
-            bytes >> 10,
-            MAX_EXCHANGE_BYTES >> 10
-        ))
-    } else if room.is_some_and(|r| r < bytes + 16) {
-        Some(format!(
-            "shared memory has no room for the {} KiB exchange buffer beside the rings",
-            bytes.div_ceil(1024)
-        ))
-    } else {
-        None
-    };
-    if let Some(why) = why_not {
-        schedule.note(loc, format!("cluster split-K: not applied: {why}"));
+    let ring_bytes = largest_ring_bytes(func);
+    if bytes > ring_bytes {
+        schedule.note(
+            loc,
+            format!(
+                "cluster split-K: not applied: the partial sums ({} KiB) exceed the largest \
+                 ring's slots ({} KiB), which the pair's exchange reuses",
+                bytes.div_ceil(1024),
+                ring_bytes >> 10
+            ),
+        );
         return 0;
     }
     apply(func, &plan);
@@ -123,13 +108,34 @@ pub fn cluster_split_k(
         loc,
         format!(
             "cluster split-K (--cluster-split-k): where the tiles fill at most half the \
-             programs the GPU holds, the launcher starts CTA pairs that take each tile, rank r \
-             running K steps r, r + 2, ...; rank 1's partial sums ({} KiB) reach rank 0 through \
-             distributed shared memory, and rank 0 runs the epilogue",
+             programs the GPU holds, the launcher starts CTA pairs that take one tile each, rank \
+             r running K steps r, r + 2, ...; rank 1's partial sums ({} KiB) reach rank 0 \
+             through distributed shared memory, in the ring's slots once the K loop is done, \
+             and rank 0 runs the epilogue",
             bytes.div_ceil(1024)
         ),
     );
-    bytes
+    16 * plan.sums.len() as u32
+}
+
+/// Bytes of the slots of the largest aref ring of `func`.
+fn largest_ring_bytes(func: &Function) -> u64 {
+    let mut most = 0;
+    func.walk(&mut |op| {
+        if let OpKind::ArefCreate = func.ops[op].kind {
+            if let Type::Aref { depth, buffers } = func.ty(func.ops[op].results[0]) {
+                let slot: u64 = buffers
+                    .iter()
+                    .map(|t| {
+                        let elem = t.scalar_type().map_or(4, |s| s.byte_size()) as u64;
+                        t.shape().iter().fold(elem, |n, &d| n * u64::from(d))
+                    })
+                    .sum();
+                most = most.max(slot * u64::from(*depth));
+            }
+        }
+    });
+    most
 }
 
 fn plan(func: &Function) -> Result<Plan, String> {

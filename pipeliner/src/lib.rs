@@ -334,19 +334,8 @@ pub fn pipeline(
     // Before MMA pipelining, which keeps the K loop's groups in flight
     // across iterations: the split checks the loop as the partitioner
     // wrote it.
-    let split_k = opts.cluster_split_k;
-    let room = smem
-        .zip(smem_bytes)
-        .map(|(m, b)| u64::from(m.limit).saturating_sub(u64::from(b)));
-    let exchange = cluster_split_k::cluster_split_k(func, split_k, room, &mut schedule);
-    // The exchange buffer and its two barriers.
-    let smem_bytes = smem_bytes.map(|b| {
-        b + if exchange > 0 {
-            exchange as u32 + 16
-        } else {
-            0
-        }
-    });
+    let barriers = cluster_split_k::cluster_split_k(func, opts.cluster_split_k, &mut schedule);
+    let smem_bytes = smem_bytes.map(|b| b + barriers);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
         None => mma_pipeline::MmaDepth::PerPartition,
