@@ -176,6 +176,16 @@ fn plan(func: &Function) -> Result<Plan, String> {
         let [k_loop] = k_loops.as_slice() else {
             return Err("a partition's tile loop does not hold one loop of aref ops".into());
         };
+        // A ring used once a tile (attention's `q`) would be got by rank 0
+        // alone where its epilogue gets it.
+        if func.blocks[tile_body].ops.iter().any(|&o| {
+            matches!(
+                func.ops[o].kind,
+                OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
+            )
+        }) {
+            return Err("a ring is used once a tile, outside the K loop".into());
+        }
         if !matches!(func.ops[*k_loop].kind, OpKind::For(_)) {
             return Err("a partition's aref ops are not in a loop".into());
         }
@@ -270,13 +280,26 @@ fn check_k_loop(func: &Function, k_loop: Op) -> Result<Vec<usize>, String> {
     for (i, &arg) in args.iter().enumerate().skip(1) {
         let next = yielded[i - 1];
         let next_def = func.def_op(next).map(|o| &func.ops[o]);
-        let is_counter = next_def.is_some_and(|d| {
+        // A slot counter: advanced by 1 and read only as the ring
+        // position of aref ops, which a CTA that skips iterations may
+        // number on (its rings are its own); a counter read otherwise
+        // would hold other values in the steps a CTA runs.
+        let next_is_add = next_def.is_some_and(|d| {
             matches!(d.kind, OpKind::Binary(BinaryOp::Add))
                 && d.operands.contains(&arg)
                 && d.operands
                     .iter()
                     .any(|&o| o != arg && crate::const_int(func, o) == Some(1))
         });
+        let is_counter = next_is_add
+            && crate::value_uses(func, arg).iter().all(|&(user, pos)| {
+                func.def_op(next) == Some(user)
+                    || pos == 1
+                        && matches!(
+                            func.ops[user].kind,
+                            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
+                        )
+            });
         if is_counter {
             continue;
         }

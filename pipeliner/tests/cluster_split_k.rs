@@ -26,6 +26,7 @@ fn which_kernels_split() {
         ("swap_ab_decode", 16),
         ("glu_two_sums", 32),
         ("gemm_accumulator_not_carried", 0),
+        ("counter_read_as_coordinate", 0),
     ] {
         let (_, mut func) = common::input("cluster_split_k", name);
         let got = cluster_split_k(&mut func, true, &mut Schedule::default());
