@@ -615,8 +615,9 @@ pub fn emit(
     // The CTA pairs' exchange barriers (`cluster.sum`) follow; their
     // buffers reuse a ring's slots, idle once a split pair's one tile
     // has left the K loop.
+    // The scratch after them keeps the alignment it has without them.
     if func.attrs.cluster_split_k {
-        e.operand_buffer_bytes = e.plan_exchanges(e.operand_buffer_bytes)?;
+        e.operand_buffer_bytes = e.plan_exchanges(e.operand_buffer_bytes)?.div_ceil(1024) * 1024;
     }
     let num_threads = kernel_threads(func);
     // The register file (64K) split evenly over the threads of the

@@ -66,7 +66,9 @@ struct Plan {
 
 /// Splits the K loops of `func` between CTA pairs where `asked` and the
 /// kernel allows; notes what it did or why not. Returns the shared memory
-/// it adds: the exchanges' barriers (their buffers reuse a ring's slots).
+/// it adds: the exchanges' barriers (their buffers reuse a ring's slots),
+/// 16 bytes each, in the 1 KiB the backend keeps the scratch area after
+/// them aligned to.
 pub fn cluster_split_k(func: &mut Function, asked: bool, schedule: &mut Schedule) -> u32 {
     if !asked {
         return 0;
@@ -115,7 +117,7 @@ pub fn cluster_split_k(func: &mut Function, asked: bool, schedule: &mut Schedule
             bytes.div_ceil(1024)
         ),
     );
-    16 * plan.sums.len() as u32
+    (16 * plan.sums.len() as u32).div_ceil(1024) * 1024
 }
 
 /// Bytes of the slots of the largest aref ring of `func`.

@@ -23,8 +23,8 @@ fn cluster_split_k_file_tests() {
 #[test]
 fn which_kernels_split() {
     for (name, bytes) in [
-        ("swap_ab_decode", 16),
-        ("glu_two_sums", 32),
+        ("swap_ab_decode", 1024),
+        ("glu_two_sums", 1024),
         ("gemm_accumulator_not_carried", 0),
         ("counter_read_as_coordinate", 0),
     ] {
