@@ -268,14 +268,8 @@ pub struct PipelineFlags {
     /// does not split); only where the partial sums fit the ring's slots,
     /// which the exchange reuses. `--explain` says whether it applied and
     /// why not.
-    #[arg(long, conflicts_with = "no_cluster_split_k")]
-    pub cluster_split_k: bool,
-
-    /// Never let CTA pairs split K (the ablation baseline of the
-    /// default, which compiles compute-bound GEMMs of two or more
-    /// consumer warpgroups for it).
     #[arg(long)]
-    pub no_cluster_split_k: bool,
+    pub cluster_split_k: bool,
 
     /// Compile a warp-specialized kernel for N blocks an SM (CUDA's
     /// `__launch_bounds__` minimum; each block's partitions share
@@ -330,11 +324,7 @@ impl PipelineFlags {
             occupancy: self.occupancy,
             slot_split: self.slot_split,
             slot_merge: self.slot_merge,
-            cluster_split_k: match (self.cluster_split_k, self.no_cluster_split_k) {
-                (true, _) => Some(true),
-                (_, true) => Some(false),
-                _ => None,
-            },
+            cluster_split_k: self.cluster_split_k,
         }
     }
 }
@@ -621,7 +611,7 @@ mod tests {
                 occupancy: Some(1),
                 slot_split: Some(1),
                 slot_merge: None,
-                cluster_split_k: None,
+                cluster_split_k: false,
             }
         );
         // The same flags on the command line give the same options.
@@ -646,7 +636,7 @@ mod tests {
         assert_eq!(
             opts,
             PipelineOptions {
-                cluster_split_k: Some(true),
+                cluster_split_k: true,
                 ..PipelineOptions::default()
             }
         );
@@ -661,9 +651,7 @@ mod tests {
         // With the flags a string may hold.
         assert!(err.contains("[--no-ws] [--aref-depth <D>]"), "{err}");
         assert!(
-            err.contains(
-                "[--tma-multicast] [--cluster-split-k] [--no-cluster-split-k] [--occupancy <N>]"
-            ),
+            err.contains("[--tma-multicast] [--cluster-split-k] [--occupancy <N>]"),
             "{err}"
         );
         // Options of the launch, not of the pipeliner.

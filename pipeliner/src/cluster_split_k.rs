@@ -64,59 +64,22 @@ struct Plan {
     sums: Vec<usize>,
 }
 
-/// Who wants the split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    /// `--no-cluster-split-k`, or a schedule the default does not cover.
-    Off,
-    /// The default: where [`default_applies`] (refusals unsaid).
-    Default,
-    /// `--cluster-split-k`: wherever the kernel allows (refusals noted).
-    Asked,
-}
-
-/// Where the split is the default: a consumer of two or more warpgroups
-/// (the cooperative GEMM) whose mainloop does at least
-/// [`crate::aref_depth::CONSUMER_SLOT_FLOPS_PER_BYTE`] flops a byte of its
-/// slots (it waits on the tensor cores, not on memory). Measured on the
-/// H100: the 128x256 GEMM at 8192^3, where the launch does not split, runs
-/// level with and without the pass; a memory-bound decode and the
-/// one-warpgroup 128x128 GEMM at 8192^3 lose 3% and 1-2%.
-pub fn default_applies(func: &Function) -> bool {
-    let mut cooperative = false;
-    func.walk(&mut |op| {
-        if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
-            cooperative |= partitions
-                .iter()
-                .any(|p| p.role == "consumer" && p.num_warps >= 8);
-        }
-    });
-    cooperative
-        && crate::aref_depth::slot_flops_per_byte(func)
-            .is_some_and(|f| f >= crate::aref_depth::CONSUMER_SLOT_FLOPS_PER_BYTE)
-}
-
-/// Splits the K loops of `func` between CTA pairs where `split` and the
-/// kernel allow; notes what it did or (asked) why not. Returns the shared memory
+/// Splits the K loops of `func` between CTA pairs where `asked` and the
+/// kernel allows; notes what it did or why not. Returns the shared memory
 /// it adds: the exchanges' barriers (their buffers reuse a ring's slots),
 /// 16 bytes each, in the 1 KiB the backend keeps the scratch area after
 /// them aligned to.
-pub fn cluster_split_k(func: &mut Function, split: Split, schedule: &mut Schedule) -> u32 {
-    let asked = match split {
-        Split::Off => return 0,
-        Split::Default if !default_applies(func) => return 0,
-        Split::Default => false,
-        Split::Asked => true,
-    };
+pub fn cluster_split_k(func: &mut Function, asked: bool, schedule: &mut Schedule) -> u32 {
+    if !asked {
+        return 0;
+    }
     let loc = crate::ws_ops(func)
         .first()
         .map_or(tawa_ir::Loc::UNKNOWN, |&op| func.ops[op].loc);
     let plan = match plan(func) {
         Ok(p) => p,
         Err(why) => {
-            if asked {
-                schedule.note(loc, format!("cluster split-K: not applied: {why}"));
-            }
+            schedule.note(loc, format!("cluster split-K: not applied: {why}"));
             return 0;
         }
     };
@@ -131,9 +94,6 @@ pub fn cluster_split_k(func: &mut Function, split: Split, schedule: &mut Schedul
         .sum();
     let ring_bytes = largest_ring_bytes(func);
     if bytes > ring_bytes {
-        if !asked {
-            return 0;
-        }
         schedule.note(
             loc,
             format!(
@@ -149,17 +109,11 @@ pub fn cluster_split_k(func: &mut Function, split: Split, schedule: &mut Schedul
     schedule.note(
         loc,
         format!(
-            "cluster split-K ({}): where the tiles fill at most half the \
+            "cluster split-K (--cluster-split-k): where the tiles fill at most half the \
              programs the GPU holds, the launcher starts CTA pairs that take one tile each, rank \
              r running K steps r, r + 2, ...; rank 1's partial sums ({} KiB) reach rank 0 \
              through distributed shared memory, in the ring's slots once the K loop is done, \
              and rank 0 runs the epilogue",
-            if asked {
-                "--cluster-split-k"
-            } else {
-                "the default for a compute-bound GEMM of cooperative consumer warpgroups; \
-                 --no-cluster-split-k turns it off"
-            },
             bytes.div_ceil(1024)
         ),
     );

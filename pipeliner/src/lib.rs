@@ -56,9 +56,8 @@
 //!
 //! - [`cluster_split_k`]: CTA pairs that split each tile's K loop where
 //!   the grid fills at most half the GPU, rank 1's partial sums reaching
-//!   rank 0 through distributed shared memory (by default for
-//!   compute-bound GEMMs of cooperative consumers, `--cluster-split-k`
-//!   elsewhere; the launcher decides per launch).
+//!   rank 0 through distributed shared memory (`--cluster-split-k`, off
+//!   by default; the launcher decides per launch).
 //!
 //! - [`tma_multicast`]: a persistent kernel's CTAs in clusters of 2,
 //!   each copying half of a box both tiles read and multicasting it into
@@ -158,11 +157,8 @@ pub struct PipelineOptions {
     /// lets [`slot_merge`] decide.
     pub slot_merge: Option<u32>,
     /// Let CTA pairs split each tile's K loop where the grid underfills
-    /// the GPU ([`cluster_split_k`]): `Some(true)` (`--cluster-split-k`)
-    /// wherever the kernel allows, `Some(false)` (`--no-cluster-split-k`)
-    /// nowhere, `None` (the default) for compute-bound GEMMs of two or
-    /// more consumer warpgroups ([`cluster_split_k::default_applies`]).
-    pub cluster_split_k: Option<bool>,
+    /// the GPU ([`cluster_split_k`], `--cluster-split-k`). Off by default.
+    pub cluster_split_k: bool,
 }
 
 impl Default for PipelineOptions {
@@ -181,7 +177,7 @@ impl Default for PipelineOptions {
             occupancy: None,
             slot_split: None,
             slot_merge: None,
-            cluster_split_k: None,
+            cluster_split_k: false,
         }
     }
 }
@@ -338,14 +334,7 @@ pub fn pipeline(
     // Before MMA pipelining, which keeps the K loop's groups in flight
     // across iterations: the split checks the loop as the partitioner
     // wrote it.
-    let split_k = match opts.cluster_split_k {
-        Some(true) => cluster_split_k::Split::Asked,
-        Some(false) => cluster_split_k::Split::Off,
-        // CTA pairs that share copies, or consumers on alternate tiles.
-        None if opts.tma_multicast || opts.tile_pingpong => cluster_split_k::Split::Off,
-        None => cluster_split_k::Split::Default,
-    };
-    let barriers = cluster_split_k::cluster_split_k(func, split_k, &mut schedule);
+    let barriers = cluster_split_k::cluster_split_k(func, opts.cluster_split_k, &mut schedule);
     let smem_bytes = smem_bytes.map(|b| b + barriers);
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
@@ -433,7 +422,7 @@ pub fn pipeline_without_ws(
              thread issues the TMA copies {lookahead} iteration(s) ahead into the {depth}-slot ring"
         ),
     );
-    if opts.cluster_split_k == Some(true) {
+    if opts.cluster_split_k {
         schedule.note(
             loc,
             "cluster split-K: not applied: the kernel is not warp-specialized (--no-ws)".into(),

@@ -9,13 +9,13 @@
 
 mod common;
 
-use tawa_pipeliner::cluster_split_k::{cluster_split_k, Split};
+use tawa_pipeliner::cluster_split_k::cluster_split_k;
 use tawa_pipeliner::Schedule;
 
 #[test]
 fn cluster_split_k_file_tests() {
     common::pass_file_tests("cluster_split_k", |_, func, schedule| {
-        cluster_split_k(func, Split::Asked, schedule);
+        cluster_split_k(func, true, schedule);
     });
 }
 
@@ -29,13 +29,13 @@ fn which_kernels_split() {
         ("counter_read_as_coordinate", 0),
     ] {
         let (_, mut func) = common::input("cluster_split_k", name);
-        let got = cluster_split_k(&mut func, Split::Asked, &mut Schedule::default());
+        let got = cluster_split_k(&mut func, true, &mut Schedule::default());
         assert_eq!(got, bytes, "{name}");
         assert_eq!(func.attrs.cluster_split_k, bytes > 0, "{name}");
         // Not asked: nothing.
         let (_, mut func) = common::input("cluster_split_k", name);
         assert_eq!(
-            cluster_split_k(&mut func, Split::Off, &mut Schedule::default()),
+            cluster_split_k(&mut func, false, &mut Schedule::default()),
             0
         );
         assert!(!func.attrs.cluster_split_k, "{name}");
@@ -53,7 +53,7 @@ fn which_kernels_split() {
         *depth = 2;
     }
     let mut schedule = Schedule::default();
-    assert_eq!(cluster_split_k(&mut func, Split::Asked, &mut schedule), 0);
+    assert_eq!(cluster_split_k(&mut func, true, &mut schedule), 0);
     assert!(!func.attrs.cluster_split_k);
     assert!(
         schedule.decisions[0].contains("exceed the largest ring's slots (24 KiB)"),
