@@ -263,11 +263,11 @@ pub struct PipelineFlags {
     /// of a pair runs the K steps r, r + 2, ..., rank 1 hands its partial
     /// sums to rank 0 through distributed shared memory, and rank 0 runs
     /// the epilogue. Twice the SMs work on a grid of few tiles and a long
-    /// K (on the H100, M = N = 1024, K = 65536: 1.77x with 128x256 tiles,
-    /// 1.31-1.36x with 128x128). Off by default (about 1% slower where it
-    /// does not split); only where the partial sums fit the ring's slots,
-    /// which the exchange reuses. `--explain` says whether it applied and
-    /// why not.
+    /// K (on the H100, M = N = 1024, K = 65536: 1.8x with 128x256 tiles,
+    /// 1.3x with 128x128). Off by default (level where it does not split
+    /// for the 128x256 GEMM, 1.7% slower for a one-warpgroup 128x128
+    /// one); only where the partial sums fit the ring's slots, which the
+    /// exchange reuses. `--explain` says whether it applied and why not.
     #[arg(long)]
     pub cluster_split_k: bool,
 

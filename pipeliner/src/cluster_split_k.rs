@@ -1,9 +1,10 @@
 //! `cluster_split_k` (`--cluster-split-k`, off by default): a persistent
 //! warp-specialized kernel whose CTA pairs may split each tile's K loop,
 //! so that twice the SMs work on a grid of fewer tiles than SMs (a GEMM
-//! with a small output and a long K: on the H100, matmul.py's 128x128
-//! tiles at M = N = 1024, K = 65536, 64 tiles on 132 SMs, ran 1.36x
-//! faster, 1.62x Triton 3.6 on the same source; `bench/RESULTS.md`).
+//! with a small output and a long K: on the H100, matmul.py at M = N =
+//! 1024, K = 65536 ran 1.8x faster with 128x256 tiles, 32 tiles on 132
+//! SMs, 1.70-1.82x Triton 3.6 on the same source, and 1.3x with 128x128
+//! tiles; `bench/RESULTS.md`).
 //!
 //! ```text
 //! for %tile = pid to T step n {          s = n >= 2 * T ? 2 : 1
@@ -28,7 +29,9 @@
 //! own in a fixed order and alone runs the epilogue. The sum differs from
 //! one loop's only in the order f32 partial sums are added, as any
 //! split-K's does. Unsplit, the kernel runs as before but for a few
-//! integer ops a tile and the branches around the exchange.
+//! integer ops a tile and the branches around the exchange: the 128x256
+//! GEMM at 8192^3 measured level, the one-warpgroup 128x128 GEMM 1.7%
+//! slower.
 //!
 //! What makes the split sound, checked here: each K loop carries nothing
 //! but slot counters advanced by 1 an iteration and (the consumer's)
@@ -41,7 +44,9 @@
 //! tile, so the exchange reuses the slots of the largest ring, idle once
 //! the K loop is done; the partial sums must fit them.
 //!
-//! Not the default: the compiler does not know the grid, and where the
+//! Not the default: the compiler does not know the grid, the kernels of
+//! cooperative consumers it would change have not all been timed unsplit
+//! (a default for them passed the GPU suite), and where the
 //! mainloop waits on memory twice the SMs gain nothing (the swap-AB
 //! decode GEMM 16x8192x8192, 64 tiles, measured 0.94-0.95x Triton split
 //! against 0.97-0.98x unsplit: its 64 CTAs already draw about 3 TB/s
