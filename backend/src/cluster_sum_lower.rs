@@ -105,7 +105,9 @@ impl Emitter<'_> {
             .rings
             .values()
             .map(|r| r.slots_range())
-            .max_by_key(|&(_, bytes)| bytes)
+            // The largest, the first in memory among equals (the rings sit
+            // in a map: its order must not pick).
+            .max_by_key(|&(base, bytes)| (bytes, std::cmp::Reverse(base)))
             .unwrap_or((0, 0));
         let end = buffer + room;
         at = at.div_ceil(8) * 8;
