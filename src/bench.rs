@@ -223,8 +223,6 @@ pub fn bench_case(
         .map_err(launch_err)?;
     let resident = tawa_backend::runtime::resident_programs(gpu, &kernel, &compiled.kernel)
         .map_err(launch_err)?;
-    // Tensor maps take the grid asked for (see `harness::check_compiled`).
-    let requested = grid;
     let l2 = gpu.l2_cache_bytes().map_err(launch_err)? as usize;
 
     let footprint: usize = tensors
@@ -238,10 +236,10 @@ pub fn bench_case(
     }
     let args: Vec<Vec<KernelArg>> = sets
         .iter()
-        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, requested))
+        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, grid))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
-    let cfg = launch::launch_config(&compiled.kernel, requested, resident);
+    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
     let mut run_kernel = |g: &Gpu, round: usize| -> Result<(), RuntimeError> {
         g.launch_with(&kernel, &cfg, &args[round % copies])
     };

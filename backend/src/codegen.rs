@@ -82,35 +82,44 @@ fn one() -> u32 {
     1
 }
 
+/// For a persistent kernel launch asked for `grid`: the tiles each of
+/// its walks covers (all of the grid where the kernel walks x, y and z;
+/// x * y where it walks x and y, or x) and how many such walks the
+/// launch holds (the planes of the axes it does not walk).
+pub fn walked_tiles(grid: [u32; 3], walks_y: bool, walks_z: bool) -> (u32, u32) {
+    match (walks_y, walks_z) {
+        (true, true) => (grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]), 1),
+        (true, false) => (grid[0].saturating_mul(grid[1]), grid[2]),
+        _ => (grid[0], grid[1].saturating_mul(grid[2])),
+    }
+}
+
+/// Whether CTA pairs that split K pay for a launch of `tiles` tiles in
+/// each of `planes` walks on a device running `resident` programs at
+/// once: where the pairs, two programs a tile, fit at once. Larger grids
+/// gain nothing from halving each tile's K loop: every SM has a tile
+/// already.
+pub fn split_k_fits(tiles: u32, planes: u32, resident: u32) -> bool {
+    tiles.saturating_mul(planes).saturating_mul(2) <= resident
+}
+
 impl KernelSource {
-    /// The tiles a persistent kernel walks for a launch asked for `grid`
-    /// (all of the grid where the kernel walks x, y and z; x * y, or x).
-    fn walked_tiles(&self, grid: [u32; 3]) -> u32 {
-        match (self.grid_param_y, self.grid_param_z) {
-            (Some(_), Some(_)) => grid[0].saturating_mul(grid[1]).saturating_mul(grid[2]),
-            (Some(_), None) => grid[0].saturating_mul(grid[1]),
-            _ => grid[0],
-        }
+    /// [`walked_tiles`] of this kernel's grid parameters.
+    fn walked_tiles(&self, grid: [u32; 3]) -> (u32, u32) {
+        walked_tiles(
+            grid,
+            self.grid_param_y.is_some(),
+            self.grid_param_z.is_some(),
+        )
     }
 
     /// Whether a launch asked for `grid` on a device running `resident`
     /// programs at once runs CTA pairs that split K: a kernel compiled for
     /// it whose tiles (of every plane it does not walk) fill at most half
-    /// of `resident`. Larger grids gain nothing from halving each tile's
-    /// K loop: every SM has a tile already.
+    /// of `resident` ([`split_k_fits`]).
     pub fn splits_k(&self, grid: [u32; 3], resident: u32) -> bool {
-        if !self.cluster_split_k || self.grid_param.is_none() {
-            return false;
-        }
-        let planes = match (self.grid_param_y, self.grid_param_z) {
-            (Some(_), None) => grid[2],
-            (None, _) => grid[1].saturating_mul(grid[2]),
-            _ => 1,
-        };
-        self.walked_tiles(grid)
-            .saturating_mul(planes)
-            .saturating_mul(2)
-            <= resident
+        let (tiles, planes) = self.walked_tiles(grid);
+        self.cluster_split_k && self.grid_param.is_some() && split_k_fits(tiles, planes, resident)
     }
 
     /// The thread-block clusters of a launch asked for `grid` (see
@@ -147,7 +156,7 @@ impl KernelSource {
         if self.splits_k(grid, resident) {
             // Two programs a tile: pair p = program / 2 walks from tile p.
             return [
-                self.walked_tiles(grid).saturating_mul(2),
+                self.walked_tiles(grid).0.saturating_mul(2),
                 launched[1],
                 launched[2],
             ];
@@ -160,7 +169,7 @@ impl KernelSource {
             Some([2, 1, 1]) if self.grid_param.is_some() => {
                 // The tiles along x the programs walk: all of them where
                 // the kernel walks the whole grid, else x's.
-                let tiles = self.walked_tiles(grid);
+                let (tiles, _) = self.walked_tiles(grid);
                 let pairs = tiles.div_ceil(2).min((resident / 2).max(1)).max(1);
                 [pairs * 2, launched[1], launched[2]]
             }

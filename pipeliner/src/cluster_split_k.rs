@@ -55,7 +55,7 @@
 
 use tawa_ir::{BinaryOp, Block, CmpPred, ConstValue, Function, Op, OpKind, Type, Value};
 
-use crate::slot_split::{cast_to, insert_value};
+use crate::slot_split::{cast_to, insert_value, int};
 use crate::Schedule;
 
 /// What the pass found to rewrite.
@@ -171,26 +171,25 @@ fn plan(func: &Function) -> Result<Plan, String> {
     let mut loops = Vec::new();
     let mut consumer = None;
     for &region in &func.ops[ws].regions {
-        let tile_loop = tile_loop(func, region)
+        let tile_loop = crate::persistent::tile_loop_in(func, region)
             .ok_or("a partition has no tile loop from the program id by the programs")?;
         let tile_body = func.ops[tile_loop].regions[0];
         let k_loops: Vec<Op> = func.blocks[tile_body]
             .ops
             .iter()
             .copied()
-            .filter(|&o| has_aref_ops(func, o))
+            .filter(|&o| count(func, o, is_aref_access) > 0)
             .collect();
         let [k_loop] = k_loops.as_slice() else {
             return Err("a partition's tile loop does not hold one loop of aref ops".into());
         };
         // A ring used once a tile (attention's `q`) would be got by rank 0
         // alone where its epilogue gets it.
-        if func.blocks[tile_body].ops.iter().any(|&o| {
-            matches!(
-                func.ops[o].kind,
-                OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
-            )
-        }) {
+        if func.blocks[tile_body]
+            .ops
+            .iter()
+            .any(|&o| is_aref_access(&func.ops[o].kind))
+        {
             return Err("a ring is used once a tile, outside the K loop".into());
         }
         if !matches!(func.ops[*k_loop].kind, OpKind::For(_)) {
@@ -221,46 +220,15 @@ fn plan(func: &Function) -> Result<Plan, String> {
     })
 }
 
-/// The loop directly in `region` running from `program_id x` by
-/// `num_programs x` (the `persistent` pass's tile loop).
-fn tile_loop(func: &Function, region: Block) -> Option<Op> {
-    let is = |v: Value, want: fn(&OpKind) -> bool| {
-        func.def_op(v).is_some_and(|o| want(&func.ops[o].kind))
-    };
-    let found: Vec<Op> = func.blocks[region]
-        .ops
-        .iter()
-        .copied()
-        .filter(|&o| {
-            let d = &func.ops[o];
-            matches!(d.kind, OpKind::For(_))
-                && is(d.operands[0], |k| {
-                    matches!(k, OpKind::ProgramId(tawa_ir::Axis::X))
-                })
-                && is(d.operands[2], |k| {
-                    matches!(k, OpKind::NumPrograms(tawa_ir::Axis::X))
-                })
-        })
-        .collect();
-    match found.as_slice() {
-        [one] => Some(*one),
-        _ => None,
-    }
+/// `aref.put`, `aref.get` or `aref.consumed`.
+fn is_aref_access(kind: &OpKind) -> bool {
+    matches!(
+        kind,
+        OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
+    )
 }
 
-fn has_aref_ops(func: &Function, op: Op) -> bool {
-    let mut found = false;
-    for &r in &func.ops[op].regions {
-        func.walk_block(r, &mut |o| {
-            found |= matches!(
-                func.ops[o].kind,
-                OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
-            );
-        });
-    }
-    found
-}
-
+/// The ops inside `op`'s regions for which `want` holds.
 fn count(func: &Function, op: Op, want: fn(&OpKind) -> bool) -> usize {
     let mut n = 0;
     for &r in &func.ops[op].regions {
@@ -300,12 +268,7 @@ fn check_k_loop(func: &Function, k_loop: Op) -> Result<Vec<usize>, String> {
         });
         let is_counter = next_is_add
             && crate::value_uses(func, arg).iter().all(|&(user, pos)| {
-                func.def_op(next) == Some(user)
-                    || pos == 1
-                        && matches!(
-                            func.ops[user].kind,
-                            OpKind::ArefPut | OpKind::ArefGet | OpKind::ArefConsumed
-                        )
+                func.def_op(next) == Some(user) || pos == 1 && is_aref_access(&func.ops[user].kind)
             });
         if is_counter {
             continue;
@@ -384,12 +347,17 @@ fn apply(func: &mut Function, plan: &Plan) {
         // Two programs a tile (the launcher's pairs) or fewer.
         let one = before(func, int(1), vec![], &ty);
         let two = before(func, int(2), vec![], &ty);
-        let both = before(func, bin(BinaryOp::Mul), vec![tiles, two], &ty);
+        let both = before(func, OpKind::Binary(BinaryOp::Mul), vec![tiles, two], &ty);
         let paired = before(func, OpKind::Cmp(CmpPred::Ge), vec![programs, both], &i1);
         let split = before(func, OpKind::Select, vec![paired, two, one], &ty);
-        let pair = before(func, bin(BinaryOp::IDiv), vec![pid, split], &ty);
-        let rank = before(func, bin(BinaryOp::Rem), vec![pid, split], &ty);
-        let pairs = before(func, bin(BinaryOp::IDiv), vec![programs, split], &ty);
+        let pair = before(func, OpKind::Binary(BinaryOp::IDiv), vec![pid, split], &ty);
+        let rank = before(func, OpKind::Binary(BinaryOp::Rem), vec![pid, split], &ty);
+        let pairs = before(
+            func,
+            OpKind::Binary(BinaryOp::IDiv),
+            vec![programs, split],
+            &ty,
+        );
         func.set_name(split, "split_k");
         func.set_name(rank, "cta_rank");
         func.ops[tile_loop].operands[0] = pair;
@@ -407,9 +375,9 @@ fn apply(func: &mut Function, plan: &Plan) {
         let mut before = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {
             insert_value(func, tile_body, &mut at, kind, operands, &kty, kloc)
         };
-        let offset = before(func, bin(BinaryOp::Mul), vec![rank_k, step]);
-        let start = before(func, bin(BinaryOp::Add), vec![lb, offset]);
-        let stride = before(func, bin(BinaryOp::Mul), vec![split_k, step]);
+        let offset = before(func, OpKind::Binary(BinaryOp::Mul), vec![rank_k, step]);
+        let start = before(func, OpKind::Binary(BinaryOp::Add), vec![lb, offset]);
+        let stride = before(func, OpKind::Binary(BinaryOp::Mul), vec![split_k, step]);
         func.ops[k_loop].operands[0] = start;
         func.ops[k_loop].operands[2] = stride;
 
@@ -467,12 +435,4 @@ fn apply(func: &mut Function, plan: &Plan) {
             loc,
         );
     }
-}
-
-fn int(c: i64) -> OpKind {
-    crate::slot_split::int(c)
-}
-
-fn bin(op: BinaryOp) -> OpKind {
-    OpKind::Binary(op)
 }

@@ -853,3 +853,21 @@ mod tests {
         assert!(err.contains("walks its tiles itself"), "{err}");
     }
 }
+
+/// The one loop directly in `region` (a `ws` partition of a kernel this
+/// pass made persistent) that runs `for tile = program_id x to T step
+/// num_programs x`: the tile loop, which the passes that pair CTAs
+/// rewrite. `None` without one, or with two.
+pub(crate) fn tile_loop_in(func: &Function, region: tawa_ir::Block) -> Option<tawa_ir::Op> {
+    let is = |v: tawa_ir::Value, want: fn(&OpKind) -> bool| {
+        func.def_op(v).is_some_and(|d| want(&func.ops[d].kind))
+    };
+    let mut found = func.blocks[region].ops.iter().filter(|&&o| {
+        let d = &func.ops[o];
+        matches!(d.kind, OpKind::For(_))
+            && is(d.operands[0], |k| matches!(k, OpKind::ProgramId(Axis::X)))
+            && is(d.operands[2], |k| matches!(k, OpKind::NumPrograms(Axis::X)))
+    });
+    let op = *found.next()?;
+    found.next().is_none().then_some(op)
+}

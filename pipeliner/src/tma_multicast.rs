@@ -49,8 +49,8 @@
 use std::collections::{HashMap, HashSet};
 
 use tawa_ir::{
-    Axis, BinaryOp, Block, CmpPred, ConstValue, Elem, Function, Op, OpKind, ScalarType, Type,
-    Value, ValueDef,
+    BinaryOp, Block, CmpPred, ConstValue, Elem, Function, Op, OpKind, ScalarType, Type, Value,
+    ValueDef,
 };
 
 use crate::Schedule;
@@ -368,19 +368,7 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
 /// The top-level `for tile = program_id x to T step num_programs x` of a
 /// partition's region.
 fn tile_loop(func: &Function, region: Block) -> Option<TileLoop> {
-    let is = |v: Value, want: fn(&OpKind) -> bool| {
-        func.def_op(v).is_some_and(|d| want(&func.ops[d].kind))
-    };
-    let mut found = func.blocks[region].ops.iter().filter(|&&o| {
-        let d = &func.ops[o];
-        matches!(d.kind, OpKind::For(_))
-            && is(d.operands[0], |k| matches!(k, OpKind::ProgramId(Axis::X)))
-            && is(d.operands[2], |k| matches!(k, OpKind::NumPrograms(Axis::X)))
-    });
-    let op = *found.next()?;
-    if found.next().is_some() {
-        return None;
-    }
+    let op = crate::persistent::tile_loop_in(func, region)?;
     let body = func.ops[op].regions[0];
     let mut inside = HashSet::new();
     func.walk_block(body, &mut |o| {

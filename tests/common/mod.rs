@@ -199,13 +199,12 @@ pub fn split_k_tiles(func: &Function, case: &Case) -> Result<Option<u32>, String
     if !func.attrs.cluster_split_k {
         return Ok(None);
     }
-    let g = case.grid()?;
-    let (tiles, planes) = match (&func.attrs.grid_param_y, &func.attrs.grid_param_z) {
-        (Some(_), Some(_)) => (g[0] * g[1] * g[2], 1),
-        (Some(_), None) => (g[0] * g[1], g[2]),
-        (None, _) => (g[0], g[1] * g[2]),
-    };
-    Ok((2 * tiles * planes <= SPLIT_K_RESIDENT).then_some(tiles))
+    let (tiles, planes) = tawa_backend::codegen::walked_tiles(
+        case.grid()?,
+        func.attrs.grid_param_y.is_some(),
+        func.attrs.grid_param_z.is_some(),
+    );
+    Ok(tawa_backend::codegen::split_k_fits(tiles, planes, SPLIT_K_RESIDENT).then_some(tiles))
 }
 
 /// [`run_module_on_interpreter`] with the kernel run by `runner`; also
