@@ -234,12 +234,12 @@ pub fn bench_case(
     for _ in 0..copies {
         sets.push(DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?);
     }
+    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
     let args: Vec<Vec<KernelArg>> = sets
         .iter()
-        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, grid))
+        .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, grid, cfg.grid))
         .collect::<Result<_, _>>()
         .map_err(setup)?;
-    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
     let mut run_kernel = |g: &Gpu, round: usize| -> Result<(), RuntimeError> {
         g.launch_with(&kernel, &cfg, &args[round % copies])
     };

@@ -271,6 +271,18 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub cluster_split_k: bool,
 
+    /// Share the K loops of the tiles past a persistent warp-specialized
+    /// kernel's last whole wave between all its programs (stream-K): the
+    /// tiles of the whole waves run as without the flag, the rest is cut
+    /// into equal runs of K steps, one a program, and each tile's partial
+    /// sums meet at the program that runs its first K step, through a
+    /// workspace in global memory the launcher passes. No SM then idles
+    /// through a last wave others finish (2048 tiles on 132 SMs leave
+    /// 68 for a sixteenth wave). `--explain` says whether it applied and
+    /// why not.
+    #[arg(long, conflicts_with_all = ["cluster_split_k", "tma_multicast"])]
+    pub stream_k: bool,
+
     /// Compile a warp-specialized kernel for N blocks an SM (CUDA's
     /// `__launch_bounds__` minimum; each block's partitions share
     /// 65536 / N registers a thread, and a persistent kernel starts N
@@ -325,6 +337,7 @@ impl PipelineFlags {
             slot_split: self.slot_split,
             slot_merge: self.slot_merge,
             cluster_split_k: self.cluster_split_k,
+            stream_k: self.stream_k,
         }
     }
 }
@@ -612,6 +625,7 @@ mod tests {
                 slot_split: Some(1),
                 slot_merge: None,
                 cluster_split_k: false,
+                stream_k: false,
             }
         );
         // The same flags on the command line give the same options.
@@ -645,13 +659,29 @@ mod tests {
     }
 
     #[test]
+    fn stream_k_is_asked_and_excludes_the_cluster_schedules() {
+        let opts = parse_pipeline_flags("--stream-k").unwrap();
+        assert_eq!(
+            opts,
+            PipelineOptions {
+                stream_k: true,
+                ..PipelineOptions::default()
+            }
+        );
+        for other in ["--cluster-split-k", "--tma-multicast"] {
+            let err = parse_pipeline_flags(&format!("--stream-k {other}")).unwrap_err();
+            assert!(err.contains(other), "{err}");
+        }
+    }
+
+    #[test]
     fn a_bad_flag_string_is_an_error_naming_the_flag() {
         let err = parse_pipeline_flags("--mma-depth 1 --no-such-flag").unwrap_err();
         assert!(err.contains("'--no-such-flag'"), "{err}");
         // With the flags a string may hold.
         assert!(err.contains("[--no-ws] [--aref-depth <D>]"), "{err}");
         assert!(
-            err.contains("[--tma-multicast] [--cluster-split-k] [--occupancy <N>]"),
+            err.contains("[--tma-multicast] [--cluster-split-k] [--stream-k] [--occupancy <N>]"),
             "{err}"
         );
         // Options of the launch, not of the pipeliner.

@@ -140,6 +140,22 @@ const SPLIT_K_PAIRED_RUNS: &[(&str, &str)] = &[
     ("glu_dual_gemm_unmasked", "blocks_64x128x160"),
 ];
 
+/// Cases run a second time with `--stream-k`, each with the persistent
+/// programs capped (`TAWA_PERSISTENT_PROGRAMS`; 0: the GPU's) so that
+/// its tiles leave a partial wave the programs share: one warpgroup
+/// (64x64 and 128x128 tiles, a run of half a tile), the cooperative
+/// 128x128 GEMM's merged slots, the GLU dual GEMM's two sums, and the
+/// 128x256 GEMM on the whole GPU (4096^3: 512 tiles, 116 past the third
+/// wave; M = N = 8192, K = 1024: 2048 tiles, 68 past the fifteenth).
+const STREAM_K_RUNS: &[(&str, &str, u32)] = &[
+    ("matmul", "leaky_relu_ragged_tma", 3),
+    ("matmul", "tiles_128x128_8_warps_ragged_odd_k", 3),
+    ("matmul", "tiles_128x128_ragged", 5),
+    ("glu_dual_gemm_unmasked", "blocks_192x96x96", 2),
+    ("matmul", "square_4096", 0),
+    ("matmul", "k1024_8192", 0),
+];
+
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_every_example_case_is_correct() {
@@ -185,21 +201,29 @@ fn gpu_every_example_case_is_correct() {
     // Small cases run a second time without warp specialization: the
     // one-partition software pipeline `--no-ws` compiles them to. The
     // cases of `PAIRED_RUNS` run a second time in CTA pairs.
-    let variants = |ex: &str, case: &triton_examples::Case| -> Vec<&'static [&'static str]> {
-        let mut v: Vec<&'static [&'static str]> = vec![&[]];
+    // Each with the persistent programs it caps the launch at (0: none).
+    let variants = |ex: &str,
+                    case: &triton_examples::Case|
+     -> Vec<(&'static [&'static str], u32)> {
+        let mut v: Vec<(&'static [&'static str], u32)> = vec![(&[], 0)];
         if case.has_tag("small") {
-            v.push(&["--no-ws"]);
+            v.push((&["--no-ws"], 0));
         }
         // (Not again when every case runs with the flag already.)
         if PAIRED_RUNS.contains(&(ex, case.name.as_str())) && !extra.contains(&"--tma-multicast") {
-            v.push(&["--tma-multicast"]);
+            v.push((&["--tma-multicast"], 0));
         }
         if SPLIT_K_PAIRED_RUNS.contains(&(ex, case.name.as_str())) {
-            v.push(&["--cluster-split-k"]);
+            v.push((&["--cluster-split-k"], 0));
+        }
+        for &(e, c, programs) in STREAM_K_RUNS {
+            if (e, c) == (ex, case.name.as_str()) {
+                v.push((&["--stream-k"], programs));
+            }
         }
         v
     };
-    for (ex, case, flags) in examples.iter().flat_map(|ex| {
+    for (ex, case, (flags, programs)) in examples.iter().flat_map(|ex| {
         ex.spec.cases.iter().flat_map(move |case| {
             variants(&ex.name, case)
                 .into_iter()
@@ -210,11 +234,13 @@ fn gpu_every_example_case_is_correct() {
         if !filter.split(',').any(|f| what.contains(f)) {
             continue;
         }
+        let cap = format!("(TAWA_PERSISTENT_PROGRAMS={programs})");
         let what = [what.as_str()]
             .iter()
             .chain(flags)
             .chain(&extra)
             .copied()
+            .chain((programs > 0).then_some(cap.as_str()))
             .collect::<Vec<_>>()
             .join(" ");
         ran += 1;
@@ -225,6 +251,9 @@ fn gpu_every_example_case_is_correct() {
             .arg(&case.name)
             .args(flags)
             .args(&extra);
+        if programs > 0 {
+            cmd.env("TAWA_PERSISTENT_PROGRAMS", programs.to_string());
+        }
         let mut line = match run_with_watchdog(cmd, timeout) {
             Ok(o) if o.code == Some(0) => {
                 let result = o
@@ -262,6 +291,9 @@ fn gpu_every_example_case_is_correct() {
                 .arg(&case.name)
                 .args(flags)
                 .args(&extra);
+            if programs > 0 {
+                cmd.env("TAWA_PERSISTENT_PROGRAMS", programs.to_string());
+            }
             match run_with_watchdog(cmd, timeout * 4) {
                 Ok(o) if o.code == Some(0) => line.push_str(&format!(
                     " [memcheck clean, {:.1}s]",

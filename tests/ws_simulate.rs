@@ -322,7 +322,9 @@ fn simulate_against(
     // (checked by each run), every other tensor to the plain run's bytes.
     // So are a kernel's outputs whose CTA pairs split K: rank 0 adds two
     // partial sums, in a fixed order but not the loop's.
-    let split_k = common::split_k_tiles(&ws, case).unwrap().is_some();
+    // And a stream-K kernel's: a tile's owner adds the other programs'
+    // partial sums to its own.
+    let split_k = common::split_k_tiles(&ws, case).unwrap().is_some() || ws.attrs.stream_k;
     let summed = float_atomic_targets(&ws);
     let names: Vec<String> = triton_examples::build_inputs(case, INPUT_SEED)
         .unwrap()
@@ -731,6 +733,78 @@ fn cluster_split_k() {
             &ws,
             "cluster split-K: not applied: the kernel is not persistent"
         ),
+        "{:#?}",
+        ws.schedule.decisions
+    );
+}
+
+/// Stream-K (`--stream-k`) on GEMMs whose grids leave a partial wave on
+/// the simulator's three programs, at aref depths 1-4 with MMA pipelining
+/// on and off: the last tiles' K steps cut into runs one a program, a
+/// tile's partial sums meeting at the program of its first step (from
+/// two programs, or three where a run lies inside a tile). The outputs
+/// must pass the reference check (the owner adds partial sums in another
+/// order than the loop), with no deadlock; the simulator runs the
+/// programs from the highest x, and a take that finds no sums (a wait
+/// for a program of lower x, or a put missing) is an error.
+#[test]
+fn stream_k() {
+    let matmul = triton_examples::load("matmul").unwrap();
+    let glu = triton_examples::load("glu_dual_gemm_unmasked").unwrap();
+    let case = |ex: &triton_examples::Example, name: &str| ex.spec.case(name).unwrap().clone();
+    let mut wide = case(&matmul, "tiles_128x256_ragged_odd_k");
+    wide.name = "tiles_128x256_ragged_odd_k_4_tiles".into();
+    wide.sizes.insert("N".into(), 800); // 1 x 4 tiles: one past 3 programs
+    let mut glu5 = case(&glu, "blocks_64x128x160");
+    glu5.name = "blocks_64x128x160_5_tiles".into();
+    glu5.sizes.insert("N".into(), 320); // 5 tiles, 5 K steps: runs of 3-4
+    let runs = [
+        (&matmul, case(&matmul, "leaky_relu_ragged_tma")),
+        (&matmul, wide),
+        (&glu, glu5),
+    ];
+    for (ex, case) in runs {
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, &case, &what);
+        let grid = case.grid().unwrap();
+        let tiles = grid[0] * grid[1] * grid[2];
+        assert!(
+            tiles % common::STREAM_K_PROGRAMS != 0,
+            "{what}: {tiles} tiles leave no partial wave"
+        );
+        for depth in 1..=4 {
+            for mma_depth in [None, Some(0)] {
+                let how = format!("{what} (stream-K, depth {depth}, mma depth {mma_depth:?})");
+                let opts = PipelineOptions {
+                    aref_depth: Some(depth),
+                    mma_depth,
+                    stream_k: true,
+                    ..PipelineOptions::default()
+                };
+                let ws = specialize(&what, &plain, &opts, &how);
+                assert!(
+                    ws.func.attrs.stream_k && decided(&ws, "stream-K (--stream-k)"),
+                    "{how}: {:#?}",
+                    ws.schedule.decisions
+                );
+                simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
+            }
+        }
+        eprintln!("ok   {what}: stream-K");
+    }
+    // Off by default; asked where it cannot apply, it says why.
+    let case = matmul.spec.case("leaky_relu_ragged_tma").unwrap();
+    let (_, plain, _) = plain_run(&matmul, case, "matmul");
+    let ws = specialize("matmul", &plain, &PipelineOptions::default(), "default");
+    assert!(!ws.func.attrs.stream_k, "{:#?}", ws.schedule.decisions);
+    let opts = PipelineOptions {
+        persistent: false,
+        stream_k: true,
+        ..PipelineOptions::default()
+    };
+    let ws = specialize("matmul", &plain, &opts, "matmul not persistent");
+    assert!(
+        decided(&ws, "stream-K: not applied: the kernel is not persistent"),
         "{:#?}",
         ws.schedule.decisions
     );

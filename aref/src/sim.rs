@@ -51,6 +51,17 @@
 //! exchange does. A second exchange of the same op by the same partition
 //! is an error: a split launch gives each pair one tile, and the
 //! backend's exchange reuses ring slots that are idle only after it.
+//!
+//! A stream-K kernel (`stream_k`, `tawa_pipeliner::stream_k`) has its
+//! programs wait for each other's partial sums, always for programs of
+//! higher x, so the interpreter runs its programs from the highest x
+//! down. `stream_k.put` leaves the program's sums in its workspace slot
+//! (a second put of the same program is an error: the backend's slot
+//! holds one); `stream_k.take` takes program `from`'s sums and adds them
+//! (in f32, own first), and finding the slot empty is an error, not a
+//! wait: the program it waits for has run already, or it would wait for
+//! a program of lower x, which on the GPU could be waiting for it. A
+//! launch that ends with sums nobody took is an error too.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -263,6 +274,7 @@ pub fn simulate_grid(
         deadlock: None,
         creates: Vec::new(),
         waiting: None,
+        partials: Partials::new(),
     };
     let interp_opts = InterpOptions {
         max_steps: opts.max_steps,
@@ -274,6 +286,16 @@ pub fn simulate_grid(
             loc: Loc::UNKNOWN,
             pid: host.waiting.map_or([0; 3], |c| c.pid),
         })),
+        Ok(()) if !host.partials.is_empty() => {
+            let mut left: Vec<[u32; 3]> = host.partials.keys().copied().collect();
+            left.sort_unstable();
+            Err(SimError::Program(InterpError {
+                message: format!("stream-K partial sums put and never taken (programs {left:?})"),
+                op: "stream_k.put".into(),
+                loc: Loc::UNKNOWN,
+                pid: left[0],
+            }))
+        }
         Ok(()) => Ok(host.sched.stats),
         Err(e) => Err(match host.deadlock.take() {
             Some(d) => SimError::Deadlock(d),
@@ -325,7 +347,12 @@ struct ProgramHost<'m> {
     /// In a kernel of CTA pairs: the rank-0 program stopped at its `ws`
     /// op, waiting for its peer.
     waiting: Option<Cta>,
+    /// Stream-K partial sums put and not yet taken, by program.
+    partials: Partials,
 }
+
+/// Stream-K partial sums by the program that put them.
+type Partials = std::collections::HashMap<[u32; 3], Vec<RVal>>;
 
 /// One program at its `ws` op.
 struct Cta {
@@ -546,6 +573,7 @@ impl ProgramHost<'_> {
             agents: agents.clone(),
             exchanges: Default::default(),
             exchanged: Default::default(),
+            partials: std::mem::take(&mut self.partials),
             turn: Turn::Nobody,
             sched: self.sched.clone(),
             pid,
@@ -602,6 +630,7 @@ impl ProgramHost<'_> {
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
         self.rings = shared.rings;
+        self.partials = shared.partials;
         for &aref in roles_of.iter().flat_map(|r| r.keys()) {
             self.rings[aref as usize].retire();
         }
@@ -846,6 +875,8 @@ struct Shared<'a> {
     /// each, as the backend's exchange reuses a ring's slots, idle only
     /// after a split pair's one tile.
     exchanged: std::collections::HashSet<(Op, usize)>,
+    /// Stream-K partial sums put and not yet taken, by program.
+    partials: Partials,
     turn: Turn,
     sched: Scheduler,
     pid: [u32; 3],
@@ -1335,6 +1366,54 @@ impl Host for PartitionHost<'_, '_> {
             let next = s.pick();
             self.hand_over(next)?;
         }
+    }
+
+    fn stream_k_put(&mut self, _op: Op, pid: [u32; 3], sums: Vec<RVal>) -> Result<(), String> {
+        if !self.state().func.attrs.stream_k {
+            return Err("stream_k.put in a kernel that is not stream-K".into());
+        }
+        if self.state_mut().partials.insert(pid, sums).is_some() {
+            return Err(format!(
+                "program {pid:?} puts stream-K partial sums twice (its workspace slot holds one)"
+            ));
+        }
+        Ok(())
+    }
+
+    fn stream_k_take(
+        &mut self,
+        _op: Op,
+        pid: [u32; 3],
+        from: i64,
+        sums: Vec<RVal>,
+    ) -> Result<Vec<RVal>, String> {
+        let x = u32::try_from(from)
+            .ok()
+            .filter(|&x| x > pid[0])
+            .ok_or_else(|| {
+                format!(
+                    "program {pid:?} takes the stream-K sums of program x = {from}: only \
+                     programs of higher x may be waited for"
+                )
+            })?;
+        let key = [x, pid[1], pid[2]];
+        let theirs = self.state_mut().partials.remove(&key).ok_or_else(|| {
+            format!(
+                "program {pid:?} takes the stream-K sums of program {key:?}, which put none \
+                 (it ran already: it never will)"
+            )
+        })?;
+        if theirs.len() != sums.len() {
+            return Err(format!(
+                "stream_k.take of {} sums from a put of {}",
+                sums.len(),
+                theirs.len()
+            ));
+        }
+        sums.iter()
+            .zip(&theirs)
+            .map(|(own, peer)| add_f32(own, peer))
+            .collect()
     }
 
     fn mma_issued(&mut self, loc: Loc, reads: Vec<SlotView>) -> Result<(), String> {

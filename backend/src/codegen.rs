@@ -42,6 +42,15 @@ pub struct KernelSource {
     /// allocates it, its contents need not be initialized).
     #[serde(default)]
     pub device_map_workspace: u32,
+    /// A stream-K kernel's workspace slot (`tawa_pipeliner::stream_k`):
+    /// bytes of partial sums each program may leave for another, 0 for any
+    /// other kernel. When positive, the kernel takes one more parameter,
+    /// its last: a pointer to this many bytes per program started, then a
+    /// u32 flag per program, all zero before the kernel's first launch
+    /// (each launch leaves the flags zero again). Launches that use one
+    /// workspace must not overlap: one stream each.
+    #[serde(default)]
+    pub stream_k_workspace: u32,
     /// A persistent kernel's grid parameter (index into `params`): the
     /// launcher passes the x size of the grid it was asked for there and
     /// may start fewer programs along x, at least one ([`Self::launch_grid`]).
@@ -355,6 +364,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         params,
         tensor_maps: emitted.tensor_maps,
         device_map_workspace: emitted.device_map_workspace,
+        stream_k_workspace: emitted.stream_k_workspace,
         occupancy: func.attrs.occupancy.max(1),
     })
 }

@@ -51,6 +51,8 @@ use tawa_ir::{
 mod aref_lower;
 #[path = "cluster_sum_lower.rs"]
 mod cluster_sum_lower;
+#[path = "stream_k_lower.rs"]
+mod stream_k_lower;
 #[path = "tma_store_lower.rs"]
 pub mod tma_store_lower;
 
@@ -67,6 +69,8 @@ pub struct Emitted {
     pub tensor_maps: Vec<crate::codegen::TensorMapParam>,
     /// `KernelSource::device_map_workspace`.
     pub device_map_workspace: u32,
+    /// `KernelSource::stream_k_workspace`.
+    pub stream_k_workspace: u32,
     pub num_threads: u32,
 }
 
@@ -308,6 +312,9 @@ struct Emitter<'f> {
     rings: HashMap<Value, aref_lower::Ring>,
     /// The `cluster.sum` ops' buffers and barriers ([`cluster_sum_lower`]).
     exchanges: HashMap<Op, cluster_sum_lower::Exchange>,
+    /// The stream-K workspace slot's bytes, once an op set them
+    /// ([`stream_k_lower`]).
+    stream_k_slot_bytes: Option<u32>,
     /// Tiles got from aref slots: the C expression of their byte offset
     /// from `tw_smem_raw`, and their layout.
     views: HashMap<Value, (String, OperandSmem)>,
@@ -572,6 +579,7 @@ pub fn emit(
         partition: None,
         rings: HashMap::new(),
         exchanges: HashMap::new(),
+        stream_k_slot_bytes: None,
         views: HashMap::new(),
         tensor_maps: Vec::new(),
         tensor_map_names: HashMap::new(),
@@ -681,6 +689,14 @@ pub fn emit(
     if device_map_workspace > 0 {
         params.push("unsigned char* __restrict__ tw_tmap_ws".to_string());
     }
+    // The stream-K workspace: after every other parameter.
+    let stream_k_workspace = match e.stream_k_slot_bytes {
+        Some(bytes) if stream_k_lower::has_stream_k_ops(func) => {
+            params.push("unsigned char* __restrict__ tw_sk_ws".to_string());
+            bytes
+        }
+        _ => 0,
+    };
     let mut cuda = String::new();
     writeln!(
         cuda,
@@ -729,6 +745,9 @@ pub fn emit(
         }
         if func.attrs.cluster_split_k {
             cuda.push_str(cluster_sum_lower::CLUSTER_SUM_PRELUDE);
+        }
+        if stream_k_workspace > 0 {
+            cuda.push_str(stream_k_lower::STREAM_K_PRELUDE);
         }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();
@@ -798,6 +817,7 @@ pub fn emit(
             },
         tensor_maps: e.tensor_maps,
         device_map_workspace,
+        stream_k_workspace,
         num_threads,
     })
 }
@@ -1394,6 +1414,8 @@ impl<'f> Emitter<'f> {
             OpKind::TurnTake => self.turn(op, true),
             OpKind::TurnPass => self.turn(op, false),
             OpKind::ClusterSum => self.cluster_sum(op),
+            OpKind::StreamKPut => self.stream_k_put(op),
+            OpKind::StreamKTake => self.stream_k_take(op),
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.

@@ -508,6 +508,15 @@ impl Assigner<'_> {
                     .or_else(|| self.default_for(r));
                 self.set(r, layout, true);
             }
+            // Likewise the stream-K sums, in the registers of the sums
+            // they add to (the workspace holds them in that order).
+            OpKind::StreamKTake => {
+                for (&r, &o) in data.results.iter().zip(&ops[1..]) {
+                    let layout = self.map.home[o].clone().or_else(|| self.default_for(r));
+                    self.set(r, layout, true);
+                }
+            }
+            OpKind::StreamKPut => {}
             OpKind::Dot {
                 input_precision, ..
             } => {

@@ -120,6 +120,14 @@ pub struct FuncAttrs {
     /// sums to rank 0, which alone runs the epilogue. Rings are each
     /// CTA's own.
     pub cluster_split_k: bool,
+    /// A persistent kernel whose programs share the last tiles' K loops
+    /// (`tawa_pipeliner::stream_k`): the tiles past the last whole wave
+    /// are cut into equal runs of K steps, one run a program, and a
+    /// tile's partial sums meet at the program that runs its first K
+    /// step (`stream_k.put` / `stream_k.take`, through a workspace the
+    /// launcher passes). A program waits only for programs of higher x,
+    /// which the interpreter therefore runs first.
+    pub stream_k: bool,
     /// Blocks of this kernel one SM is to hold at once (CUDA's
     /// `__launch_bounds__` minimum): 1 unless the pipeliner's `occupancy`
     /// pass found that a second warp-specialized block fits beside the
@@ -139,6 +147,7 @@ impl Default for FuncAttrs {
             grid_param_z: None,
             cluster: 1,
             cluster_split_k: false,
+            stream_k: false,
             occupancy: 1,
         }
     }

@@ -663,6 +663,18 @@ pub enum OpKind {
     /// it: the pass that creates the op puts what follows under `if rank
     /// == 0`. When `split` is 1 the result is the operand.
     ClusterSum,
+    /// `(sums: tensor<f32>...) -> ()`: in a stream-K kernel
+    /// (`stream_k`), this program's partial sums of a tile whose first K
+    /// step another program runs: they go to the program's slot of the
+    /// launch's workspace, and its flag is raised (release). A program
+    /// puts at most once a launch.
+    StreamKPut,
+    /// `(from: i32, sums: tensor<f32>...) -> (sums...)`: in a stream-K
+    /// kernel, waits for program `from` (same y and z; always a higher x)
+    /// to have put its partial sums, takes them and returns `own + its`,
+    /// added in that order, element by element; lowers the flag again
+    /// for the next launch.
+    StreamKTake,
 
     /// `tl.debug_barrier()`: all threads of the program wait here.
     DebugBarrier,
@@ -731,6 +743,9 @@ impl OpKind {
                 | OpKind::TurnPass
                 // Waits for, and hands a value to, the other CTA.
                 | OpKind::ClusterSum
+                // Write to, and wait on, another program's workspace.
+                | OpKind::StreamKPut
+                | OpKind::StreamKTake
                 // Orders the partition against its tensor-core groups.
                 | OpKind::DotWait { .. }
         )

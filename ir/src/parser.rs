@@ -672,6 +672,7 @@ impl<'a> Parser<'a> {
                 f.attrs.cluster = n;
             }
             f.attrs.cluster_split_k = a.take_flag(self, "cluster_split_k")?;
+            f.attrs.stream_k = a.take_flag(self, "stream_k")?;
             if let Some(n) = a.take_u32(self, "occupancy")? {
                 f.attrs.occupancy = n;
             }
@@ -1182,6 +1183,11 @@ impl<'a> Parser<'a> {
             },
             "cluster" => match sub {
                 Some("sum") => OpKind::ClusterSum,
+                _ => return Err(unknown(self)),
+            },
+            "stream_k" => match sub {
+                Some("put") => OpKind::StreamKPut,
+                Some("take") => OpKind::StreamKTake,
                 _ => return Err(unknown(self)),
             },
             "print" => {

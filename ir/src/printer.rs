@@ -162,6 +162,8 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::TurnTake => "turn.take".into(),
         OpKind::TurnPass => "turn.pass".into(),
         OpKind::ClusterSum => "cluster.sum".into(),
+        OpKind::StreamKPut => "stream_k.put".into(),
+        OpKind::StreamKTake => "stream_k.take".into(),
         OpKind::Print { .. } => "print".into(),
         OpKind::Assert { .. } => "assert".into(),
     }
@@ -436,6 +438,9 @@ impl Printer<'_> {
         }
         if f.attrs.cluster_split_k {
             self.out.push_str(", cluster_split_k");
+        }
+        if f.attrs.stream_k {
+            self.out.push_str(", stream_k");
         }
         if f.attrs.occupancy != 1 {
             let _ = write!(self.out, ", occupancy = {}", f.attrs.occupancy);

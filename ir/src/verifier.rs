@@ -276,6 +276,15 @@ impl Verifier<'_> {
                 "cluster_split_k needs a persistent kernel (grid_param) without static clusters",
             );
         }
+        if f.attrs.stream_k && (f.attrs.cluster != 1 || f.attrs.grid_param.is_none()) {
+            self.error(
+                None,
+                "stream_k needs a persistent kernel (grid_param) without clusters",
+            );
+        }
+        if f.attrs.stream_k && f.attrs.cluster_split_k {
+            self.error(None, "stream_k and cluster_split_k exclude each other");
+        }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
             self.error(
@@ -1678,6 +1687,45 @@ impl Types<'_> {
                         "cluster.sum in a kernel whose CTA pairs do not split K (cluster_split_k)"
                             .into(),
                     );
+                }
+            }
+            OpKind::StreamKPut | OpKind::StreamKTake => {
+                let take = matches!(d.kind, OpKind::StreamKTake);
+                let name = if take {
+                    "stream_k.take"
+                } else {
+                    "stream_k.put"
+                };
+                let first = usize::from(take);
+                if d.operands.len() <= first {
+                    return Err(format!("{name} needs partial sums"));
+                }
+                if take {
+                    let from = self.operand(0);
+                    if from.is_tensor() || !from.scalar_type().is_some_and(|s| s.is_int()) {
+                        return Err(format!(
+                            "stream_k.take's program must be an integer, not {from}"
+                        ));
+                    }
+                }
+                let sums = self.types(&d.operands[first..]);
+                if let Some(t) = sums
+                    .iter()
+                    .find(|t| !t.is_tensor() || t.scalar_type() != Some(ScalarType::F32))
+                {
+                    return Err(format!("{name} of {t}: f32 tiles only"));
+                }
+                let results = self.types(&d.results);
+                if take && results != sums || !take && !results.is_empty() {
+                    return Err(format!(
+                        "{name}'s results must be {}",
+                        if take { "its sums' types" } else { "none" }
+                    ));
+                }
+                if !self.f.attrs.stream_k {
+                    return Err(format!(
+                        "{name} in a kernel that is not stream-K (stream_k)"
+                    ));
                 }
             }
             OpKind::Assert { .. } => {

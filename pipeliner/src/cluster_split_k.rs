@@ -59,14 +59,14 @@ use crate::slot_split::{cast_to, insert_value, int};
 use crate::Schedule;
 
 /// What the pass found to rewrite.
-struct Plan {
+pub(crate) struct Plan {
     /// Per partition: its block, its tile loop, its K loop (in the tile
     /// loop's body).
-    loops: Vec<(Block, Op, Op)>,
+    pub(crate) loops: Vec<(Block, Op, Op)>,
     /// The consumer's K loop and the positions of its results that are
     /// sums (block argument `i + 1` is result `i`).
-    consumer_loop: Op,
-    sums: Vec<usize>,
+    pub(crate) consumer_loop: Op,
+    pub(crate) sums: Vec<usize>,
 }
 
 /// Splits the K loops of `func` between CTA pairs where `asked` and the
@@ -145,7 +145,7 @@ fn largest_ring_bytes(func: &Function) -> u64 {
     most
 }
 
-fn plan(func: &Function) -> Result<Plan, String> {
+pub(crate) fn plan(func: &Function) -> Result<Plan, String> {
     if func.attrs.grid_param.is_none() {
         return Err("the kernel is not persistent (no tile loop to share)".into());
     }

@@ -59,6 +59,10 @@
 //!   rank 0 through distributed shared memory (`--cluster-split-k`, off
 //!   by default; the launcher decides per launch).
 //!
+//! - [`stream_k`]: the tiles past a persistent kernel's last whole wave
+//!   cut into equal runs of K steps, one a program, their partial sums
+//!   meeting through a workspace in global memory (`--stream-k`).
+//!
 //! - [`tma_multicast`]: a persistent kernel's CTAs in clusters of 2,
 //!   each copying half of a box both tiles read and multicasting it into
 //!   both CTAs' shared memory (`--tma-multicast`, off by default).
@@ -83,6 +87,7 @@ pub mod pingpong;
 pub mod slot_merge;
 pub mod slot_split;
 pub mod software_pipeline;
+pub mod stream_k;
 pub mod tile_pingpong;
 pub mod tma_multicast;
 
@@ -159,6 +164,9 @@ pub struct PipelineOptions {
     /// Let CTA pairs split each tile's K loop where the grid underfills
     /// the GPU ([`cluster_split_k`], `--cluster-split-k`). Off by default.
     pub cluster_split_k: bool,
+    /// Share the K loops of the tiles past the last whole wave between
+    /// the programs ([`stream_k`], `--stream-k`).
+    pub stream_k: bool,
 }
 
 impl Default for PipelineOptions {
@@ -178,6 +186,7 @@ impl Default for PipelineOptions {
             slot_split: None,
             slot_merge: None,
             cluster_split_k: false,
+            stream_k: false,
         }
     }
 }
@@ -336,6 +345,11 @@ pub fn pipeline(
     // wrote it.
     let barriers = cluster_split_k::cluster_split_k(func, opts.cluster_split_k, &mut schedule);
     let smem_bytes = smem_bytes.map(|b| b + barriers);
+    // Also on the loops as the partitioner wrote them; its copies of the
+    // tile body are MMA-pipelined like the originals.
+    if !func.attrs.cluster_split_k {
+        stream_k::stream_k(func, opts.stream_k, &mut schedule);
+    }
     let mma_depth = match opts.mma_depth {
         Some(n) => mma_pipeline::MmaDepth::Asked(n),
         None => mma_pipeline::MmaDepth::PerPartition,

@@ -94,11 +94,11 @@ struct Kernel {
     /// once there (`runtime::resident_programs`, a driver query asked
     /// once per device rather than at every launch).
     loaded: Mutex<HashMap<usize, (Arc<runtime::Kernel>, u32)>>,
-    /// The workspace of the tensor maps the kernel builds on the device,
-    /// per device ordinal and stream: launches on one stream run in
+    /// The workspaces of the kernel's launches (device-built tensor maps,
+    /// stream-K partial sums), per device ordinal and stream: launches on one stream run in
     /// order, so they can share it; launches on two streams may overlap,
     /// so they do not. Freed with the kernel.
-    workspaces: Mutex<HashMap<(usize, usize), Option<runtime::DeviceBuffer>>>,
+    workspaces: Mutex<HashMap<(usize, usize), launch::Workspaces>>,
 }
 
 /// Compiles `kernel` of `source` (the text of file `path`) for `signature`
@@ -385,9 +385,17 @@ impl Kernel {
             .lock()
             .map_err(|_| LaunchError::new_err("a launch panicked while holding the workspaces"))?;
         let workspace = workspaces.entry((device, stream)).or_default();
-        let args = launch::launch_args(&gpu, &self.source, &bound, grid, &address, workspace)
-            .map_err(PyValueError::new_err)?;
         let cfg = launch::launch_config(&self.source, grid, resident);
+        let args = launch::launch_args(
+            &gpu,
+            &self.source,
+            &bound,
+            grid,
+            cfg.grid,
+            &address,
+            workspace,
+        )
+        .map_err(PyValueError::new_err)?;
         gpu.launch_on_stream(&loaded, &cfg, &args, stream)
             .map_err(|e| LaunchError::new_err(e.to_string()))
     }

@@ -225,42 +225,73 @@ pub fn kernel_args(
 /// is no Python identifier). Their templates are encoded over it.
 pub const DEVICE_MAP_WORKSPACE: &str = "<tensor-map workspace>";
 
+/// The global-memory workspaces of a kernel's launches, kept by the
+/// caller across launches: reused while large enough, replaced
+/// otherwise; they must outlive the launches that use them, and launches
+/// that share them must not overlap (one stream).
+#[derive(Default)]
+pub struct Workspaces {
+    /// The tensor maps a kernel builds on the device (contents need no
+    /// initialization: each program builds its maps at its first copy).
+    pub tensor_maps: Option<DeviceBuffer>,
+    /// A stream-K kernel's partial sums and flags: zeroed when allocated,
+    /// and each launch leaves its flags zero again.
+    pub stream_k: Option<DeviceBuffer>,
+}
+
+/// `bytes_per * programs` of `grid` as a byte count.
+fn per_program(bytes_per: u64, grid: [u32; 3], what: &str) -> Result<usize, String> {
+    grid.iter()
+        .try_fold(bytes_per, |n, &g| n.checked_mul(u64::from(g)))
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| format!("the {what} of the grid overflows"))
+}
+
+/// `buffer`, replaced by a fresh zeroed allocation of `bytes` unless it
+/// holds that many already.
+fn ensure<'w>(
+    gpu: &Gpu,
+    buffer: &'w mut Option<DeviceBuffer>,
+    bytes: usize,
+    what: &str,
+) -> Result<&'w DeviceBuffer, String> {
+    if buffer.as_ref().is_none_or(|w| w.len() < bytes) {
+        let fresh = gpu
+            .alloc(bytes)
+            .map_err(|e| format!("allocating the {what}: {e}"))?;
+        // The allocation is ordered on the context's own stream; a
+        // launch on another stream must find it done.
+        gpu.synchronize()
+            .map_err(|e| format!("allocating the {what}: {e}"))?;
+        *buffer = Some(fresh);
+    }
+    Ok(buffer.as_ref().expect("allocated above"))
+}
+
 /// Everything `kernel` is launched with: the parameters' arguments
 /// ([`kernel_args`]), then its TMA tensor maps encoded for the buffers'
 /// addresses (each set of buffers needs its own maps), then, for a kernel
 /// that builds tensor maps on the device, the address of its workspace
 /// (`KernelSource::device_map_workspace` bytes per program of `grid`, the
-/// grid asked for, which covers the programs started). `workspace` is
-/// the caller's: reused when it is large enough, replaced otherwise; it
-/// must outlive the launch. Its contents need no initialization (each
-/// program builds its maps at its first copy).
+/// grid asked for, which covers the programs started), then, for a
+/// stream-K kernel, the address of its workspace
+/// (`KernelSource::stream_k_workspace` bytes and a flag per program of
+/// `launched`, the grid started). Both are `workspaces`'.
 pub fn launch_args(
     gpu: &Gpu,
     kernel: &KernelSource,
     bound: &[BoundArg],
     grid: [u32; 3],
+    launched: [u32; 3],
     address: &dyn Fn(&str) -> Option<u64>,
-    workspace: &mut Option<DeviceBuffer>,
+    workspaces: &mut Workspaces,
 ) -> Result<Vec<KernelArg>, String> {
     let mut args = kernel_args(bound, address)?;
+    let workspace = &mut workspaces.tensor_maps;
     if kernel.device_map_workspace > 0 {
-        let bytes = grid
-            .iter()
-            .try_fold(u64::from(kernel.device_map_workspace), |n, &g| {
-                n.checked_mul(u64::from(g))
-            })
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or("the tensor-map workspace of the grid overflows")?;
-        if workspace.as_ref().is_none_or(|w| w.len() < bytes) {
-            let fresh = gpu
-                .alloc(bytes)
-                .map_err(|e| format!("allocating the tensor-map workspace: {e}"))?;
-            // The allocation is ordered on the context's own stream; a
-            // launch on another stream must find it done.
-            gpu.synchronize()
-                .map_err(|e| format!("allocating the tensor-map workspace: {e}"))?;
-            *workspace = Some(fresh);
-        }
+        let what = "tensor-map workspace";
+        let bytes = per_program(u64::from(kernel.device_map_workspace), grid, what)?;
+        ensure(gpu, workspace, bytes, what)?;
     }
     let ws = workspace.as_ref().map(DeviceBuffer::ptr);
     let address = |name: &str| match name {
@@ -278,6 +309,12 @@ pub fn launch_args(
         args.push(KernelArg::Ptr(
             ws.ok_or("internal: no tensor-map workspace")?,
         ));
+    }
+    if kernel.stream_k_workspace > 0 {
+        let what = "stream-K workspace";
+        let bytes = per_program(u64::from(kernel.stream_k_workspace) + 4, launched, what)?;
+        let buffer = ensure(gpu, &mut workspaces.stream_k, bytes, what)?;
+        args.push(KernelArg::Ptr(buffer.ptr()));
     }
     Ok(args)
 }

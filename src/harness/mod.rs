@@ -230,7 +230,7 @@ pub struct DeviceTensors {
     pub initial: BTreeMap<String, Vec<u8>>,
     /// The workspace of tensor maps the kernel builds on the device
     /// ([`launch::launch_args`]), kept as long as the buffers.
-    pub workspace: std::cell::RefCell<Option<DeviceBuffer>>,
+    pub workspace: std::cell::RefCell<launch::Workspaces>,
 }
 
 impl DeviceTensors {
@@ -288,12 +288,14 @@ impl DeviceTensors {
         kernel: &KernelSource,
         bound: &[BoundArg],
         grid: [u32; 3],
+        launched: [u32; 3],
     ) -> Result<Vec<KernelArg>, String> {
         launch::launch_args(
             gpu,
             kernel,
             bound,
             grid,
+            launched,
             &|n| self.address(n),
             &mut self.workspace.borrow_mut(),
         )
@@ -459,15 +461,12 @@ pub fn check_compiled(
         .map_err(|e| launch_err(e.to_string()))?;
     // Tensor-map extents taken from the grid are the grid asked for, the
     // tiles a persistent kernel walks, not the programs it starts.
+    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
     let args = device
-        .launch_args(gpu, &compiled.kernel, &bound, grid)
+        .launch_args(gpu, &compiled.kernel, &bound, grid, cfg.grid)
         .map_err(setup)?;
-    gpu.launch_with(
-        &kernel,
-        &launch::launch_config(&compiled.kernel, grid, resident),
-        &args,
-    )
-    .map_err(|e| launch_err(e.to_string()))?;
+    gpu.launch_with(&kernel, &cfg, &args)
+        .map_err(|e| launch_err(e.to_string()))?;
     gpu.synchronize().map_err(|e| launch_err(e.to_string()))?;
     let mut after = BTreeMap::new();
     for (name, buf) in &device.buffers {

@@ -187,6 +187,11 @@ pub type Runner<'r> =
 /// several tiles of a small case's grid).
 const PERSISTENT_PROGRAMS: u32 = 2;
 
+/// Programs a stream-K kernel is started with on the CPU: three, so that
+/// a grid's last tiles (its tiles modulo 3) are shared by two or three
+/// programs, a tile's sums meeting from up to three.
+pub const STREAM_K_PROGRAMS: u32 = 3;
+
 /// The programs a GPU is taken to hold at once when deciding whether a
 /// kernel's CTA pairs split K (`KernelSource::splits_k`): grids of up to
 /// 4 tiles split, larger ones run as without the pass.
@@ -301,6 +306,11 @@ pub fn run_module_with(
     if let Some(p) = &func.attrs.grid_param {
         // A persistent kernel: it gets the grid's size and walks it with
         // fewer programs, so that each program does several tiles.
+        let programs = if func.attrs.stream_k {
+            STREAM_K_PROGRAMS
+        } else {
+            PERSISTENT_PROGRAMS
+        };
         names.push(p.clone());
         args.push(ArgValue::Int(grid[0] as i64));
         match (&func.attrs.grid_param_y, &func.attrs.grid_param_z) {
@@ -309,14 +319,14 @@ pub fn run_module_with(
                 args.push(ArgValue::Int(grid[1] as i64));
                 names.push(pz.clone());
                 args.push(ArgValue::Int(grid[2] as i64));
-                grid = [(grid[0] * grid[1] * grid[2]).min(PERSISTENT_PROGRAMS), 1, 1];
+                grid = [(grid[0] * grid[1] * grid[2]).min(programs), 1, 1];
             }
             (Some(py), None) => {
                 names.push(py.clone());
                 args.push(ArgValue::Int(grid[1] as i64));
-                grid = [(grid[0] * grid[1]).min(PERSISTENT_PROGRAMS), 1, grid[2]];
+                grid = [(grid[0] * grid[1]).min(programs), 1, grid[2]];
             }
-            (None, _) => grid[0] = grid[0].min(PERSISTENT_PROGRAMS),
+            (None, _) => grid[0] = grid[0].min(programs),
         }
         // A kernel of CTA pairs starts an even number of programs
         // (`KernelSource::launch_grid`): program 2c + 1 is 2c's peer. A

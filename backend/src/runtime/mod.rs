@@ -64,7 +64,29 @@ pub use ptxas::{
 /// that fit at once times their size (the CTAs of a pair need SMs of one
 /// GPC: `cuOccupancyMaxActiveClusters`). What
 /// [`crate::KernelSource::launch_grid`] gives a persistent kernel.
+///
+/// `TAWA_PERSISTENT_PROGRAMS=N` caps it at N (rounded down to whole
+/// clusters, at least one): a persistent kernel then walks a small grid
+/// with few programs, several tiles each, as the CPU tests run it (the
+/// GPU suite's stream-K runs, which need more tiles than programs).
 pub fn resident_programs(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    source: &crate::KernelSource,
+) -> Result<u32, RuntimeError> {
+    let resident = resident_on_gpu(gpu, kernel, source)?;
+    let cap = std::env::var("TAWA_PERSISTENT_PROGRAMS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&n| n > 0);
+    let size: u32 = source.cluster.map_or(1, |c| c.iter().product());
+    Ok(match cap {
+        Some(n) => resident.min((n / size).max(1) * size),
+        None => resident,
+    })
+}
+
+fn resident_on_gpu(
     gpu: &Gpu,
     kernel: &Kernel,
     source: &crate::KernelSource,

@@ -1368,6 +1368,7 @@ impl<'a> Lowerer<'a> {
             grid_param_z: None,
             cluster: 1,
             cluster_split_k: false,
+            stream_k: false,
             occupancy: 1,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {

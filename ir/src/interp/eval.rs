@@ -53,9 +53,18 @@ pub(super) fn run_grid(
         steps: 0,
         max_steps: opts.max_steps,
     };
+    // A stream-K program waits only for programs of higher x
+    // (`FuncAttrs::stream_k`): run those first.
+    let xs = |n: u32| -> Box<dyn Iterator<Item = u32>> {
+        if func.attrs.stream_k {
+            Box::new((0..n).rev())
+        } else {
+            Box::new(0..n)
+        }
+    };
     for z in 0..grid[2] {
         for y in 0..grid[1] {
-            for x in 0..grid[0] {
+            for x in xs(grid[0]) {
                 interp.pid = [x, y, z];
                 for (p, v) in func.params.iter().zip(&bound) {
                     interp.env[p.value.index()] = Some(v.clone());
@@ -166,6 +175,8 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::TurnTake => "turn.take",
         OpKind::TurnPass => "turn.pass",
         OpKind::ClusterSum => "cluster.sum",
+        OpKind::StreamKPut => "stream_k.put",
+        OpKind::StreamKTake => "stream_k.take",
         OpKind::Print { .. } => "print",
         OpKind::Assert { .. } => "assert",
     }
@@ -285,6 +296,8 @@ impl Interp<'_> {
                 | OpKind::ArefGet
                 | OpKind::ArefConsumed
                 | OpKind::ClusterSum
+                | OpKind::StreamKPut
+                | OpKind::StreamKTake
                 | OpKind::Print { .. }
         );
         touches_shared_state
@@ -1028,6 +1041,20 @@ impl Interp<'_> {
                     (*operand(0)?).clone(),
                     split,
                 )?])
+            }
+            OpKind::StreamKPut => {
+                let sums = (0..ops.len())
+                    .map(|i| operand(i).map(|v| (*v).clone()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.host.stream_k_put(op, self.pid, sums)?;
+                Ok(vec![])
+            }
+            OpKind::StreamKTake => {
+                let from = scalar_int(&*operand(0)?)?;
+                let sums = (1..ops.len())
+                    .map(|i| operand(i).map(|v| (*v).clone()))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.host.stream_k_take(op, self.pid, from, sums)
             }
             OpKind::Print { prefix, hex } => {
                 let mut line = format!(

@@ -147,6 +147,24 @@ pub trait Host {
         Err("cluster.sum of a split tile needs the CTA pair of the aref simulator".into())
     }
 
+    /// `stream_k.put` by program `pid`: its partial sums into its
+    /// workspace slot.
+    fn stream_k_put(&mut self, _op: Op, _pid: [u32; 3], _sums: Vec<RVal>) -> Result<(), String> {
+        Err(NEEDS_SIMULATOR.into())
+    }
+
+    /// `stream_k.take` by program `pid` of program `from`'s partial sums
+    /// (same y and z): `sums[i] + its[i]`.
+    fn stream_k_take(
+        &mut self,
+        _op: Op,
+        _pid: [u32; 3],
+        _from: i64,
+        _sums: Vec<RVal>,
+    ) -> Result<Vec<RVal>, String> {
+        Err(NEEDS_SIMULATOR.into())
+    }
+
     /// The current contents of a viewed slot buffer.
     fn read_view(&self, _view: &SlotView) -> Result<RVal, String> {
         Err(NEEDS_SIMULATOR.into())
