@@ -260,13 +260,25 @@ fn apply(func: &mut Function, plan: &Plan) {
     func.attrs.stream_k = true;
     for &(region, tile_loop, k_loop) in &plan.loops {
         let consumer = k_loop == plan.consumer_loop;
-        let share = share_before(func, region, tile_loop, k_loop);
-        // The whole waves: the tile loop as it was, over their tiles.
-        func.ops[tile_loop].operands[1] = share.whole;
+        // The whole waves: the tile loop as it was, over their tiles
+        // (T - T % n); the rest is computed after it, so that nothing
+        // more lives through it.
+        let [tiles, programs] = [1, 2].map(|i| func.ops[tile_loop].operands[i]);
+        let b = &mut Ints {
+            block: region,
+            at: crate::mma_pipeline::position(func, region, tile_loop),
+            ty: func.ty(tiles).clone(),
+            loc: func.ops[tile_loop].loc,
+        };
+        let rest = b.bin(func, BinaryOp::Rem, tiles, programs);
+        let whole = b.bin(func, BinaryOp::Sub, tiles, rest);
+        func.ops[tile_loop].operands[1] = whole;
+        let (share, at) = share_after(func, region, tile_loop, k_loop, rest, whole);
         stream_k_loop(
             func,
             region,
             tile_loop,
+            at,
             k_loop,
             &share,
             consumer.then_some(&plan.sums[..]),
@@ -274,12 +286,21 @@ fn apply(func: &mut Function, plan: &Plan) {
     }
 }
 
-/// Computes the stream-K share before `tile_loop` in `region`.
-fn share_before(func: &mut Function, region: Block, tile_loop: Op, k_loop: Op) -> Share {
+/// Computes the stream-K share right after `tile_loop` in `region` (its
+/// `rest` tiles past the `whole` waves' ones); also the position after
+/// it.
+fn share_after(
+    func: &mut Function,
+    region: Block,
+    tile_loop: Op,
+    k_loop: Op,
+    rest: Value,
+    whole: Value,
+) -> (Share, usize) {
     let loc = func.ops[tile_loop].loc;
-    let [program, tiles, programs] = [0, 1, 2].map(|i| func.ops[tile_loop].operands[i]);
+    let [program, programs] = [0, 2].map(|i| func.ops[tile_loop].operands[i]);
     let ty = func.ty(program).clone();
-    let mut at = crate::mma_pipeline::position(func, region, tile_loop);
+    let mut at = crate::mma_pipeline::position(func, region, tile_loop) + 1;
     let mut map = HashMap::new();
     let [lb, ub, st] = [0, 1, 2].map(|i| func.ops[k_loop].operands[i]);
     let lb = hoist(func, region, &mut at, tile_loop, lb, &mut map);
@@ -301,9 +322,6 @@ fn share_before(func: &mut Function, region: Block, tile_loop: Op, k_loop: Op) -
     let zero = b.int(func, 0);
     let one = b.int(func, 1);
     let two = b.int(func, 2);
-    // R = T % n stream-K tiles after T - R tiles of whole waves.
-    let rest = b.bin(func, BinaryOp::Rem, tiles, programs);
-    let whole = b.bin(func, BinaryOp::Sub, tiles, rest);
     // I = max(0, ceil((ub - lb) / st)).
     let span = b.bin(func, BinaryOp::Sub, ub, lb);
     let st1 = b.bin(func, BinaryOp::Sub, st, one);
@@ -332,16 +350,20 @@ fn share_before(func: &mut Function, region: Block, tile_loop: Op, k_loop: Op) -
     let end = start_of(func, b, next);
     func.set_name(start, "sk_start");
     func.set_name(end, "sk_end");
-    Share {
-        whole,
-        trips,
-        trips1,
-        base,
-        extra,
-        start,
-        end,
-        program,
-    }
+    let at = b.at;
+    (
+        Share {
+            whole,
+            trips,
+            trips1,
+            base,
+            extra,
+            start,
+            end,
+            program,
+        },
+        at,
+    )
 }
 
 /// After `tile_loop` in `region`: the loop over this program's (at most
@@ -352,6 +374,7 @@ fn stream_k_loop(
     func: &mut Function,
     region: Block,
     tile_loop: Op,
+    after: usize,
     k_loop: Op,
     share: &Share,
     sums: Option<&[usize]>,
@@ -361,7 +384,6 @@ fn stream_k_loop(
     let tile_body = func.ops[tile_loop].regions[0];
     let carried: Vec<Value> = func.ops[tile_loop].results.clone();
     let carried_types: Vec<Type> = carried.iter().map(|&v| func.ty(v).clone()).collect();
-    let after = crate::mma_pipeline::position(func, region, tile_loop) + 1;
 
     // for %seg = 0 to 2 iter_args(carried)
     let mut at = after;
