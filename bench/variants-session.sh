@@ -13,6 +13,8 @@
 #   mm-merge | triton-examples/kernels/matmul.py | - | square_8192 | --slot-merge 2
 #
 # Each line runs in a process of its own, with the flags as TAWA_FLAGS
+# (words of the form NAME=VALUE among them set that variable instead,
+# e.g. `TAWA_WAVE_BALANCE=0`)
 # and a TAWA_PY_CACHE_DIR of its own (so no variant reuses another's
 # kernels), ROUNDS times (default 2) with the lines interleaved round by
 # round, so that a drift of the clocks does not favour one. The markdown
@@ -57,7 +59,13 @@ for round in $(seq "${ROUNDS:-2}"); do
     fi
     limit=$(( left < ${LINE_TIMEOUT:-120} ? left : ${LINE_TIMEOUT:-120} ))
     echo "== $label round $round, flags '$flags' ($((SECONDS - started)) s, at most $limit s)" >> "$log"
-    TAWA_FLAGS="$flags" TAWA_PY_CACHE_DIR="/tmp/tawa-variants-cache/$label" \
+    # NAME=VALUE words of the flags are the line's environment (launch
+    # knobs such as TAWA_WAVE_BALANCE=0), the rest its TAWA_FLAGS.
+    envs=(); words=()
+    for w in $flags; do
+      if [[ $w == *=* && $w != -* ]]; then envs+=("$w"); else words+=("$w"); fi
+    done
+    env "${envs[@]}" TAWA_FLAGS="${words[*]}" TAWA_PY_CACHE_DIR="/tmp/tawa-variants-cache/$label" \
       timeout "$limit" python3 bench/same_source.py "$file" "${args[@]}" >> "$log" 2>&1
     status "$label round $round rc=$?"
   done

@@ -721,7 +721,9 @@ fn ws_cluster_split_k_compiles_without_spills() {
             (64, 132, 128, Some([2, 1, 1])),
             (66, 132, 132, Some([2, 1, 1])),
             (67, 132, 67, None),
-            (2048, 132, 132, None),
+            // 16 waves of 128 programs, as few as walk them in 16.
+            (2048, 132, 128, None),
+            (2049, 132, 129, None),
         ] {
             let asked = [tiles, 1, 1];
             let got = (

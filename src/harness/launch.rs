@@ -30,9 +30,14 @@ use triton_examples::{Case, LaunchArg};
 /// `resident` of its programs at once: the grid it starts
 /// ([`KernelSource::launch_grid`]), its threads, shared memory and
 /// clusters ([`KernelSource::launch_cluster`]).
+///
+/// `TAWA_WAVE_BALANCE=0` starts a persistent kernel's `resident` programs
+/// even where fewer walk its tiles in as many waves (the ablation
+/// baseline of [`tawa_backend::codegen::wave_balanced`]).
 pub fn launch_config(kernel: &KernelSource, grid: [u32; 3], resident: u32) -> LaunchConfig {
+    let balance = std::env::var("TAWA_WAVE_BALANCE").map_or(true, |v| v.trim() != "0");
     LaunchConfig {
-        grid: kernel.launch_grid(grid, resident),
+        grid: kernel.launch_grid_with(grid, resident, balance),
         block: [kernel.num_threads, 1, 1],
         dyn_smem: kernel.dyn_smem_bytes,
         cluster: kernel.launch_cluster(grid, resident),
