@@ -141,8 +141,9 @@ const SPLIT_K_PAIRED_RUNS: &[(&str, &str)] = &[
 ];
 
 /// Cases run a second time with `--stream-k`, each with the persistent
-/// programs capped (`TAWA_PERSISTENT_PROGRAMS`; 0: the GPU's) so that
-/// its tiles leave a partial wave the programs share: one warpgroup
+/// programs capped (`TAWA_PERSISTENT_PROGRAMS`; 0: the GPU's) and started
+/// all (`TAWA_WAVE_BALANCE=0`: fewer would walk 4 tiles in the same 2
+/// waves) so that its tiles leave a partial wave the programs share: one warpgroup
 /// (64x64 and 128x128 tiles, a run of half a tile), the cooperative
 /// 128x128 GEMM's merged slots, the GLU dual GEMM's two sums, and the
 /// 128x256 GEMM on the whole GPU (4096^3: 512 tiles, 116 past the third
@@ -234,7 +235,7 @@ fn gpu_every_example_case_is_correct() {
         if !filter.split(',').any(|f| what.contains(f)) {
             continue;
         }
-        let cap = format!("(TAWA_PERSISTENT_PROGRAMS={programs})");
+        let cap = format!("(TAWA_PERSISTENT_PROGRAMS={programs} TAWA_WAVE_BALANCE=0)");
         let what = [what.as_str()]
             .iter()
             .chain(flags)
@@ -251,6 +252,9 @@ fn gpu_every_example_case_is_correct() {
             .arg(&case.name)
             .args(flags)
             .args(&extra);
+        if flags.contains(&"--stream-k") {
+            cmd.env("TAWA_WAVE_BALANCE", "0");
+        }
         if programs > 0 {
             cmd.env("TAWA_PERSISTENT_PROGRAMS", programs.to_string());
         }
@@ -291,6 +295,9 @@ fn gpu_every_example_case_is_correct() {
                 .arg(&case.name)
                 .args(flags)
                 .args(&extra);
+            if flags.contains(&"--stream-k") {
+                cmd.env("TAWA_WAVE_BALANCE", "0");
+            }
             if programs > 0 {
                 cmd.env("TAWA_PERSISTENT_PROGRAMS", programs.to_string());
             }

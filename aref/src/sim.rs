@@ -651,7 +651,7 @@ impl ProgramHost<'_> {
 const OUTSIDE_WS: &str = "aref op outside every ws partition";
 
 /// `own + peer`, element by element, rounded to f32: rank 0's result of
-/// a `cluster.sum`.
+/// a `cluster.sum`, and a `stream_k.take`'s.
 fn add_f32(own: &RVal, peer: &RVal) -> Result<RVal, String> {
     use tawa_ir::interp::value::Data;
     match (own, peer) {
@@ -666,9 +666,9 @@ fn add_f32(own: &RVal, peer: &RVal) -> Result<RVal, String> {
                 );
                 Ok(RVal::Tile(sum))
             }
-            _ => Err("cluster.sum of tiles that are not f32 alike".into()),
+            _ => Err("partial sums of tiles that are not f32 alike".into()),
         },
-        _ => Err("cluster.sum of values that are not tiles of one shape".into()),
+        _ => Err("partial sums of values that are not tiles of one shape".into()),
     }
 }
 

@@ -609,7 +609,11 @@ mod wave_tests {
             (132, 132, 132),
             (0, 0, 0),
         ] {
-            assert_eq!(wave_balanced(tiles, programs), want, "{tiles} tiles, {programs}");
+            assert_eq!(
+                wave_balanced(tiles, programs),
+                want,
+                "{tiles} tiles, {programs}"
+            );
             if programs > 0 && tiles > 0 {
                 assert_eq!(
                     tiles.div_ceil(want),

@@ -52,11 +52,21 @@ static __device__ __forceinline__ void tw_sk_wait_and_lower(unsigned* flag) {
 }
 "#;
 
+/// One sum of a put or take in the slot.
+struct SlotPart {
+    /// The sum's C array.
+    name: String,
+    /// Its registers a thread.
+    regs: u32,
+    /// Its byte offset in the slot.
+    at: u32,
+}
+
 impl Emitter<'_> {
-    /// The sums of a put or take (`sums`) in the slot: each one's C array,
-    /// registers a thread and byte offset; the slot's bytes (128-byte
-    /// rounded), which must be the same for every op of the kernel.
-    fn stream_k_slot(&mut self, op: Op, sums: &[Value]) -> Res<(Vec<(String, u32, u32)>, u32)> {
+    /// The sums of a put or take (`sums`) in the slot; the slot's bytes
+    /// (128-byte rounded), which must be the same for every op of the
+    /// kernel; the partition's threads.
+    fn stream_k_slot(&mut self, op: Op, sums: &[Value]) -> Res<(Vec<SlotPart>, u32, u32)> {
         let loc = self.func.ops[op].loc;
         let threads = self.partition.map(|p| p.threads).ok_or_else(|| {
             unsupported(
@@ -64,6 +74,9 @@ impl Emitter<'_> {
                 "internal: a stream-K op outside a warp-specialized partition",
             )
         })?;
+        if !threads.is_multiple_of(WARP_SIZE) {
+            return Err(unsupported(loc, "internal: a partition of part of a warp"));
+        }
         let mut parts = Vec::new();
         let mut at = 0u32;
         for &v in sums {
@@ -74,7 +87,7 @@ impl Emitter<'_> {
                 .ok_or_else(|| unsupported(loc, "internal: stream-K sums without a layout"))?;
             let regs = self.regs(v, &layout);
             let name = self.tile(v, &layout)?;
-            parts.push((name, regs, at));
+            parts.push(SlotPart { name, regs, at });
             at += (regs * threads * 4).div_ceil(16) * 16;
         }
         let bytes = at.div_ceil(128) * 128;
@@ -85,7 +98,7 @@ impl Emitter<'_> {
             )),
             _ => {
                 self.stream_k_slot_bytes = Some(bytes);
-                Ok((parts, bytes))
+                Ok((parts, bytes, threads))
             }
         }
     }
@@ -93,18 +106,17 @@ impl Emitter<'_> {
     /// `stream_k.put` (module docs).
     pub(super) fn stream_k_put(&mut self, op: Op) -> Res<()> {
         let sums = self.func.ops[op].operands.clone();
-        let (parts, slot) = self.stream_k_slot(op, &sums)?;
-        let threads = self.partition.map_or(0, |p| p.threads);
+        let (parts, slot, threads) = self.stream_k_slot(op, &sums)?;
         self.line("{");
         self.line(format!(
             "  unsigned char* const tw_sk_mine = tw_sk_ws + (unsigned long long)tw_sk_program(blockIdx.x) * {slot}u;"
         ));
-        for (name, regs, at) in &parts {
+        for p in &parts {
             self.line(store_words(
-                name,
-                *regs,
+                &p.name,
+                p.regs,
                 threads,
-                &format!("tw_sk_mine + {at}u"),
+                &format!("tw_sk_mine + {}u", p.at),
             ));
         }
         self.partition_barrier();
@@ -118,16 +130,14 @@ impl Emitter<'_> {
     /// `stream_k.take` (module docs).
     pub(super) fn stream_k_take(&mut self, op: Op) -> Res<()> {
         let data = &self.func.ops[op];
-        let loc = data.loc;
         let sums = data.operands[1..].to_vec();
         let results = data.results.clone();
         let from = self.scalar(data.operands[0])?;
-        let (parts, slot) = self.stream_k_slot(op, &sums)?;
-        let threads = self.partition.map_or(0, |p| p.threads);
+        let (parts, slot, threads) = self.stream_k_slot(op, &sums)?;
         let mut names = Vec::new();
-        for (&r, (_, regs, _)) in results.iter().zip(&parts) {
+        for (&r, p) in results.iter().zip(&parts) {
             let name = self.name_for(r);
-            self.line(format!("float {name}[{regs}];"));
+            self.line(format!("float {name}[{}];", p.regs));
             names.push(name);
         }
         self.line("{");
@@ -139,21 +149,18 @@ impl Emitter<'_> {
         self.line(format!(
             "  const unsigned char* const tw_sk_theirs = tw_sk_ws + (unsigned long long)tw_sk_from * {slot}u;"
         ));
-        for (name, (own, regs, at)) in names.iter().zip(&parts) {
+        for (name, p) in names.iter().zip(&parts) {
             self.line(add_words(
                 name,
-                own,
-                *regs,
+                &p.name,
+                p.regs,
                 threads,
-                &format!("tw_sk_theirs + {at}u"),
+                &format!("tw_sk_theirs + {}u", p.at),
             ));
         }
         self.line("}");
         for (&r, name) in results.iter().zip(names) {
             self.vals.insert(r, super::CVal::Tile(name));
-        }
-        if threads % WARP_SIZE != 0 {
-            return Err(unsupported(loc, "internal: a partition of part of a warp"));
         }
         Ok(())
     }
@@ -163,7 +170,7 @@ impl Emitter<'_> {
 /// threads at `base` (module docs' order), 16 bytes at a time where they
 /// come in fours.
 fn store_words(name: &str, regs: u32, threads: u32, base: &str) -> String {
-    if regs % 4 == 0 {
+    if regs.is_multiple_of(4) {
         format!(
             "  #pragma unroll\n  for (int r = 0; r < {q}; ++r) {{\n    \
              __stcg(reinterpret_cast<float4*>({base}) + (r * {threads} + tid), \
@@ -181,7 +188,7 @@ fn store_words(name: &str, regs: u32, threads: u32, base: &str) -> String {
 /// `name[r] = own[r] + word r at base`, for the words [`store_words`]
 /// stored.
 fn add_words(name: &str, own: &str, regs: u32, threads: u32, base: &str) -> String {
-    if regs % 4 == 0 {
+    if regs.is_multiple_of(4) {
         format!(
             "  #pragma unroll\n  for (int r = 0; r < {q}; ++r) {{\n    \
              const float4 w = __ldcg(reinterpret_cast<const float4*>({base}) + (r * {threads} + tid));\n    \

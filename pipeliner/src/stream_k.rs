@@ -40,6 +40,17 @@
 //! sums are added, as any split-K's do; the owner adds them in program
 //! order, so the result does not depend on timing.
 //!
+//! Off by default. Measured on the H100 against the defaults in the
+//! same runs (`bench/RESULTS.md`): 1.00-1.01x at 8192^3 and +1% on the
+//! 8-warp 128x128 GEMM, but 0.90x at 4096^3 (512 tiles, 116 past the
+//! third wave): the runs sit at different K steps of their tiles, so the
+//! programs no longer read the same K slices at once and miss in L2 (ncu:
+//! 288 MB read from DRAM against 187 MB); and a one-warpgroup consumer's
+//! K loop, copied, gets its wgmma descriptors out of vector registers
+//! (ptxas), 2% slower where no tile is shared. The launcher's
+//! wave-balanced program count (`codegen::wave_balanced`) leaves no
+//! partial wave at 2048 or 512 tiles on 132 SMs anyway.
+//!
 //! What makes the split sound is what `cluster_split_k` checks (the K
 //! loops carry only slot counters and sums from zero, write nothing, and
 //! nothing after the consumer's K loop feeds the next tile); besides,
@@ -75,9 +86,9 @@ pub fn stream_k(func: &mut Function, asked: bool, schedule: &mut Schedule) -> bo
     schedule.note(
         loc,
         "stream-K (--stream-k): the tiles past the last whole wave of the programs are cut \
-         into runs of K steps, one a program (at most two programs a tile's worth); each \
-         tile's partial sums meet, through a workspace in global memory, at the program \
-         that runs its first K step, which runs the epilogue"
+         into runs of K steps, one a program, each at least half a tile; each tile's \
+         partial sums meet, through a workspace in global memory, at the program that \
+         runs its first K step, which runs the epilogue"
             .to_string(),
     );
     true
@@ -224,7 +235,7 @@ impl Ints {
     }
 }
 
-/// The share of the stream-K steps, computed before a partition's tile
+/// The share of the stream-K steps, computed after a partition's tile
 /// loop: the same in every partition, each computing its own.
 struct Share {
     /// Tiles of the whole waves: the stream-K tiles follow.

@@ -214,7 +214,6 @@ pub fn split_k_tiles(func: &Function, case: &Case) -> Result<Option<u32>, String
 
 /// [`run_module_on_interpreter`] with the kernel run by `runner`; also
 /// the bytes of every tensor after the launch, in input order.
-
 pub fn run_module_with(
     module: &Module,
     spec: &ExampleSpec,
