@@ -34,7 +34,15 @@ the default's two steps a slot where a ring qualifies; the explicit
 `--mma-depth` points keep one step a slot too, `--explain` says which);
 and each ring slot holding half a K step (`--slot-split 2`: twice the
 slots, the same shared memory, one WGMMA group in flight holding half a
-step; the defaults where a ring does not qualify, `--explain` says which).
+step; the defaults where a ring does not qualify, `--explain` says which);
+and CTA pairs that split each tile's K loop (`--cluster-split-k`: the
+defaults where the grid fills more than half the GPU, as a large case's
+does); and the tiles past the last whole wave shared by all programs
+(`--stream-k`: the defaults where the programs walk the tiles in whole
+waves); and the persistent launch on one program a resident block
+instead of as few as walk the tiles in as many waves
+(`TAWA_WAVE_BALANCE=0`: a point's `NAME=VALUE` words are its
+environment, not flags).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -71,6 +79,9 @@ POINTS = [
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
     ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
+    ("ws-cluster-split-k", "ws, CTA pairs split K", ["--cluster-split-k"]),
+    ("ws-stream-k", "ws, stream-K last wave", ["--stream-k"]),
+    ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
 ]
 
 
@@ -86,9 +97,19 @@ def select_points(spec):
     return [pt for pt in POINTS if pt[0] in wanted]
 
 
+def split_env(flags):
+    """A point's flags: its `NAME=VALUE` words (environment variables of
+    the launch, such as `TAWA_WAVE_BALANCE=0`) and the rest (tawa-rs
+    flags)."""
+    env = dict(w.split("=", 1) for w in flags if "=" in w and not w.startswith("-"))
+    rest = [w for w in flags if not ("=" in w and not w.startswith("-"))]
+    return env, rest
+
+
 def run_point(binary, example, case, flags, iters):
+    env, flags = split_env(flags)
     cmd = [binary, "bench", example, "--case", case, "--iters", str(iters), "--json"] + flags
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
     rows = [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
     if proc.returncode != 0 or not rows:
         return None, (proc.stderr.strip().splitlines() or ["no output"])[-1]

@@ -285,6 +285,15 @@ class AblationPoints(unittest.TestCase):
         with self.assertRaisesRegex(SystemExit, "ws-d4-m1"):
             ablation.select_points("ws, depth 4, mma 1")
 
+    def test_environment_words_are_not_flags(self):
+        env, flags = ablation.split_env(["TAWA_WAVE_BALANCE=0", "--aref-depth", "3"])
+        self.assertEqual(env, {"TAWA_WAVE_BALANCE": "0"})
+        self.assertEqual(flags, ["--aref-depth", "3"])
+        # Every point's flags are tawa-rs flags or such words.
+        for _, _, pflags in ablation.POINTS:
+            env, rest = ablation.split_env(pflags)
+            self.assertTrue(all(w.startswith("-") or w.isdigit() for w in rest), pflags)
+
 
 class AttentionCases(unittest.TestCase):
     CASES = os.path.join(ROOT, "tests", "upstream", "06-fused-attention.toml")
