@@ -45,10 +45,12 @@ pub struct KernelSource {
     /// A stream-K kernel's workspace slot (`tawa_pipeliner::stream_k`):
     /// bytes of partial sums each program may leave for another, 0 for any
     /// other kernel. When positive, the kernel takes one more parameter,
-    /// its last: a pointer to this many bytes per program started, then a
-    /// u32 flag per program, all zero before the kernel's first launch
-    /// (each launch leaves the flags zero again). Launches that use one
-    /// workspace must not overlap: one stream each.
+    /// its last: a pointer to `emit_cuda::stream_k_lower::STREAM_K_FLAG_BYTES`
+    /// of flags (a u32 for each program, at most
+    /// `STREAM_K_MAX_PROGRAMS`), all zero before the kernel's first launch
+    /// (each launch leaves them zero again), then this many bytes per
+    /// program started. Launches that use one workspace must not overlap:
+    /// one stream each.
     #[serde(default)]
     pub stream_k_workspace: u32,
     /// A persistent kernel's grid parameter (index into `params`): the

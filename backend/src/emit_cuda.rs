@@ -52,7 +52,7 @@ mod aref_lower;
 #[path = "cluster_sum_lower.rs"]
 mod cluster_sum_lower;
 #[path = "stream_k_lower.rs"]
-mod stream_k_lower;
+pub mod stream_k_lower;
 #[path = "tma_store_lower.rs"]
 pub mod tma_store_lower;
 
@@ -747,7 +747,7 @@ pub fn emit(
             cuda.push_str(cluster_sum_lower::CLUSTER_SUM_PRELUDE);
         }
         if stream_k_workspace > 0 {
-            cuda.push_str(stream_k_lower::STREAM_K_PRELUDE);
+            cuda.push_str(&stream_k_lower::stream_k_prelude());
         }
         let mut ranks: Vec<usize> = e.tensor_maps.iter().map(|t| t.extents.len()).collect();
         ranks.sort_unstable();

@@ -1,13 +1,17 @@
 //! The stream-K part of `emit_cuda`: `stream_k.put` and `stream_k.take`
 //! of a kernel whose programs share the K loops of its last tiles
 //! (`tawa_pipeliner::stream_k`), through a workspace in global memory
-//! the launcher passes after every other parameter (`tw_sk_ws`,
-//! [`crate::codegen::KernelSource::stream_k_workspace`] bytes a program
-//! and 4 more, zeroed once when allocated).
+//! the launcher passes after every other parameter (`tw_sk_ws`:
+//! [`STREAM_K_FLAG_BYTES`], then
+//! [`crate::codegen::KernelSource::stream_k_workspace`] bytes a program,
+//! zeroed once when allocated).
 //!
-//! - **Slots.** Program `p` (its linear index in the launch) owns bytes
-//!   `p * S .. (p + 1) * S` (`S` the slot's bytes) and the u32 flag `p`
-//!   after all the slots. A put's sums lie one after the other, each as
+//! - **Slots.** Program `p` (its linear index in the launch) owns the
+//!   u32 flag `p` at the start of the workspace, at the same place
+//!   whatever the launch's program count (so every flag is zero at a
+//!   launch's start: each launch leaves the flags it raised lowered), and
+//!   bytes `F + p * S .. F + (p + 1) * S` (`F` the flags' bytes, `S` the
+//!   slot's). A put's sums lie one after the other, each as
 //!   its partition's registers (`R` a thread, `P` threads, f32): register
 //!   `r` of partition thread `t` at word `(r / 4 * P + t) * 4 + r % 4`,
 //!   so that a warp's 16-byte stores are consecutive. A take reads the
@@ -31,14 +35,31 @@ use super::{unsupported, Emitter, Res};
 use crate::layout::WARP_SIZE;
 use tawa_ir::{Op, OpKind, Value};
 
-/// PTX helpers of the flags.
-pub(super) const STREAM_K_PRELUDE: &str = r#"
+/// Bytes of the workspace's flags, before the slots: one u32 for each of
+/// at most [`STREAM_K_MAX_PROGRAMS`] programs, at fixed places, so that
+/// a launch of any program count finds every flag zero (a flag region
+/// placed after the slots would move with the count onto a previous
+/// launch's partial sums).
+pub const STREAM_K_FLAG_BYTES: u32 = 4 * STREAM_K_MAX_PROGRAMS;
+
+/// The most programs a stream-K launch may start (a persistent launch
+/// starts at most the programs the GPU holds at once: 264 on an H100).
+pub const STREAM_K_MAX_PROGRAMS: u32 = 16384;
+
+/// The helpers of the workspace's flags and slots.
+pub(super) fn stream_k_prelude() -> String {
+    format!("\n#define TW_SK_FLAG_BYTES {STREAM_K_FLAG_BYTES}ull{STREAM_K_HELPERS}")
+}
+
+const STREAM_K_HELPERS: &str = r#"
 static __device__ __forceinline__ unsigned tw_sk_program(unsigned x) {
   return x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
 }
-static __device__ __forceinline__ unsigned* tw_sk_flag(unsigned char* ws, unsigned slot_bytes, unsigned program) {
-  const unsigned long long programs = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
-  return reinterpret_cast<unsigned*>(ws + programs * slot_bytes) + program;
+static __device__ __forceinline__ unsigned* tw_sk_flag(unsigned char* ws, unsigned program) {
+  return reinterpret_cast<unsigned*>(ws) + program;
+}
+static __device__ __forceinline__ unsigned char* tw_sk_slot(unsigned char* ws, unsigned slot_bytes, unsigned program) {
+  return ws + TW_SK_FLAG_BYTES + (unsigned long long)program * slot_bytes;
 }
 static __device__ __forceinline__ void tw_sk_raise(unsigned* flag) {
   asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;" :: "l"(flag), "r"(1u) : "memory");
@@ -109,7 +130,7 @@ impl Emitter<'_> {
         let (parts, slot, threads) = self.stream_k_slot(op, &sums)?;
         self.line("{");
         self.line(format!(
-            "  unsigned char* const tw_sk_mine = tw_sk_ws + (unsigned long long)tw_sk_program(blockIdx.x) * {slot}u;"
+            "  unsigned char* const tw_sk_mine = tw_sk_slot(tw_sk_ws, {slot}u, tw_sk_program(blockIdx.x));"
         ));
         for p in &parts {
             self.line(store_words(
@@ -121,7 +142,7 @@ impl Emitter<'_> {
         }
         self.partition_barrier();
         self.line(format!(
-            "  if (tid == 0) tw_sk_raise(tw_sk_flag(tw_sk_ws, {slot}u, tw_sk_program(blockIdx.x)));"
+            "  if (tid == 0) tw_sk_raise(tw_sk_flag(tw_sk_ws, tw_sk_program(blockIdx.x)));"
         ));
         self.line("}");
         Ok(())
@@ -143,11 +164,11 @@ impl Emitter<'_> {
         self.line("{");
         self.line(format!(
             "  const unsigned tw_sk_from = tw_sk_program((unsigned)({from}));\n\
-             \x20 if (tid == 0) tw_sk_wait_and_lower(tw_sk_flag(tw_sk_ws, {slot}u, tw_sk_from));"
+             \x20 if (tid == 0) tw_sk_wait_and_lower(tw_sk_flag(tw_sk_ws, tw_sk_from));"
         ));
         self.partition_barrier();
         self.line(format!(
-            "  const unsigned char* const tw_sk_theirs = tw_sk_ws + (unsigned long long)tw_sk_from * {slot}u;"
+            "  const unsigned char* const tw_sk_theirs = tw_sk_slot(tw_sk_ws, {slot}u, tw_sk_from);"
         ));
         for (name, p) in names.iter().zip(&parts) {
             self.line(add_words(

@@ -316,8 +316,17 @@ pub fn launch_args(
         ));
     }
     if kernel.stream_k_workspace > 0 {
+        use tawa_backend::emit_cuda::stream_k_lower::{STREAM_K_FLAG_BYTES, STREAM_K_MAX_PROGRAMS};
         let what = "stream-K workspace";
-        let bytes = per_program(u64::from(kernel.stream_k_workspace) + 4, launched, what)?;
+        let programs = per_program(1, launched, what)?;
+        if programs > STREAM_K_MAX_PROGRAMS as usize {
+            return Err(format!(
+                "a stream-K launch of {programs} programs: its workspace has flags for {STREAM_K_MAX_PROGRAMS}"
+            ));
+        }
+        let bytes = per_program(u64::from(kernel.stream_k_workspace), launched, what)?
+            .checked_add(STREAM_K_FLAG_BYTES as usize)
+            .ok_or_else(|| format!("the {what} of the grid overflows"))?;
         let buffer = ensure(gpu, &mut workspaces.stream_k, bytes, what)?;
         args.push(KernelArg::Ptr(buffer.ptr()));
     }
