@@ -871,3 +871,48 @@ pub(crate) fn tile_loop_in(func: &Function, region: tawa_ir::Block) -> Option<ta
     let op = *found.next()?;
     found.next().is_none().then_some(op)
 }
+
+/// Whether `v`, used in `body`, can be computed before the loop owning
+/// `body`: defined outside it, or by a pure op of `body` (no regions)
+/// whose operands can.
+pub(crate) fn hoistable(func: &Function, body: tawa_ir::Block, v: Value) -> bool {
+    match func.def_op(v) {
+        None => !func.blocks[body].args.contains(&v),
+        Some(op) => {
+            if !func.blocks[body].ops.contains(&op) {
+                // Defined outside the body (or in a nested region, which a
+                // value used at the body's top level cannot be).
+                return true;
+            }
+            let data = &func.ops[op];
+            data.kind.is_pure()
+                && data.regions.is_empty()
+                && data.operands.iter().all(|&o| hoistable(func, body, o))
+        }
+    }
+}
+
+/// The value of `v` (used in `body`) computed in `pre`, cloning the pure
+/// ops of `body` it comes from ([`hoistable`] checked that it can).
+pub(crate) fn hoist(
+    func: &mut Function,
+    body: tawa_ir::Block,
+    v: Value,
+    pre: tawa_ir::Block,
+    map: &mut HashMap<Value, Value>,
+) -> Value {
+    if let Some(&h) = map.get(&v) {
+        return h;
+    }
+    let Some(op) = func.def_op(v) else {
+        return v;
+    };
+    if !func.blocks[body].ops.contains(&op) {
+        return v;
+    }
+    for o in func.ops[op].operands.clone() {
+        hoist(func, body, o, pre, map);
+    }
+    func.clone_op(op, pre, map);
+    map[&v]
+}

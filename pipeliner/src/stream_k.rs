@@ -62,6 +62,7 @@ use std::collections::HashMap;
 use tawa_ir::{Axis, BinaryOp, Block, CmpPred, Function, Loc, Op, OpKind, Type, Value};
 
 use crate::cluster_split_k::{plan, Plan};
+use crate::persistent::{hoist, hoistable};
 use crate::slot_split::{cast_to, insert_value, int};
 use crate::Schedule;
 
@@ -110,8 +111,9 @@ fn check(func: &Function, plan: &Plan) -> Result<(), String> {
         );
     }
     for &(_, tile_loop, k_loop) in &plan.loops {
+        let tile_body = func.ops[tile_loop].regions[0];
         for i in [0, 1] {
-            if !hoistable(func, tile_loop, func.ops[k_loop].operands[i]) {
+            if !hoistable(func, tile_body, func.ops[k_loop].operands[i]) {
                 return Err(
                     "a K loop's bounds depend on the tile (the runs are counted in K steps \
                      before the tile loop)"
@@ -121,76 +123,6 @@ fn check(func: &Function, plan: &Plan) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Whether `op` lies inside `tile_loop`'s body (at any depth).
-fn inside(func: &Function, op: Op, tile_loop: Op) -> bool {
-    let mut at = func.block_of(op);
-    while let Some(b) = at {
-        match func.blocks[b].parent {
-            Some(p) if p == tile_loop => return true,
-            Some(p) => at = func.block_of(p),
-            None => return false,
-        }
-    }
-    false
-}
-
-/// Whether `v` can be computed before `tile_loop`: defined outside it,
-/// or by pure ops of its body (not nested) over such values.
-fn hoistable(func: &Function, tile_loop: Op, v: Value) -> bool {
-    match func.def_op(v) {
-        None => {
-            let tawa_ir::function::ValueDef::Arg(block, _) = func.values[v].def else {
-                return false;
-            };
-            match func.blocks[block].parent {
-                Some(p) => p != tile_loop && !inside(func, p, tile_loop),
-                None => true,
-            }
-        }
-        Some(op) if !inside(func, op, tile_loop) => true,
-        Some(op) => {
-            let data = &func.ops[op];
-            func.block_of(op) == Some(func.ops[tile_loop].regions[0])
-                && data.regions.is_empty()
-                && data.kind.is_pure()
-                && data.operands.iter().all(|&o| hoistable(func, tile_loop, o))
-        }
-    }
-}
-
-/// `v` computed before `tile_loop` in `block` at `*at` (cloning the ops
-/// of its body that compute it; `hoistable` holds).
-fn hoist(
-    func: &mut Function,
-    block: Block,
-    at: &mut usize,
-    tile_loop: Op,
-    v: Value,
-    map: &mut HashMap<Value, Value>,
-) -> Value {
-    if let Some(&h) = map.get(&v) {
-        return h;
-    }
-    let Some(op) = func.def_op(v).filter(|&op| inside(func, op, tile_loop)) else {
-        return v;
-    };
-    let data = func.ops[op].clone();
-    let operands = data
-        .operands
-        .iter()
-        .map(|&o| hoist(func, block, at, tile_loop, o, map))
-        .collect();
-    let types = data.results.iter().map(|&r| func.ty(r).clone()).collect();
-    let new = func.insert_op(block, *at, data.kind, operands, types, vec![], data.loc);
-    *at += 1;
-    for (k, &r) in data.results.iter().enumerate() {
-        let nr = func.ops[new].results[k];
-        func.values[nr].name = func.values[r].name.clone();
-        map.insert(r, nr);
-    }
-    map[&v]
 }
 
 /// Integer arithmetic inserted at a moving position of one block.
@@ -311,12 +243,18 @@ fn share_after(
     let loc = func.ops[tile_loop].loc;
     let [program, programs] = [0, 2].map(|i| func.ops[tile_loop].operands[i]);
     let ty = func.ty(program).clone();
-    let mut at = crate::mma_pipeline::position(func, region, tile_loop) + 1;
+    // The K loop's bounds, computed after the tile loop by copies of the
+    // ops of its body that compute them.
+    let tile_body = func.ops[tile_loop].regions[0];
+    let pre = func.new_block(vec![]);
     let mut map = HashMap::new();
-    let [lb, ub, st] = [0, 1, 2].map(|i| func.ops[k_loop].operands[i]);
-    let lb = hoist(func, region, &mut at, tile_loop, lb, &mut map);
-    let ub = hoist(func, region, &mut at, tile_loop, ub, &mut map);
-    let st = hoist(func, region, &mut at, tile_loop, st, &mut map);
+    let [lb, ub, st] =
+        [0, 1, 2].map(|i| hoist(func, tile_body, func.ops[k_loop].operands[i], pre, &mut map));
+    let mut at = crate::mma_pipeline::position(func, region, tile_loop) + 1;
+    let moved: Vec<Op> = std::mem::take(&mut func.blocks[pre].ops);
+    let hoisted = moved.len();
+    func.blocks[region].ops.splice(at..at, moved);
+    at += hoisted;
     let [lb, ub, st] = [lb, ub, st].map(|v| {
         let c = cast_to(func, region, at, v, &ty, loc);
         if c != v {

@@ -64,6 +64,7 @@ use std::collections::HashMap;
 use tawa_ir::function::Block;
 use tawa_ir::{BinaryOp, ConstValue, Function, Loc, Op, OpKind, Partition, Type, Value};
 
+use crate::persistent::{hoist, hoistable};
 use crate::Schedule;
 
 /// Most accumulator registers a thread may hold for the tile to go to one
@@ -152,26 +153,6 @@ fn uses(func: &Function, v: Value) -> Vec<(Op, usize)> {
     // Only ops still placed in a block count.
     out.retain(|&(op, _)| func.block_of(op).is_some());
     out
-}
-
-/// Whether `v`, used in `body`, can be computed before the loop owning
-/// `body`: defined outside it, or by a pure op of `body` (no regions)
-/// whose operands can.
-fn hoistable(func: &Function, body: Block, v: Value) -> bool {
-    match func.def_op(v) {
-        None => !func.blocks[body].args.contains(&v),
-        Some(op) => {
-            if !func.blocks[body].ops.contains(&op) {
-                // Defined outside the body (or in a nested region, which a
-                // value used at the body's top level cannot be).
-                return true;
-            }
-            let data = &func.ops[op];
-            data.kind.is_pure()
-                && data.regions.is_empty()
-                && data.operands.iter().all(|&o| hoistable(func, body, o))
-        }
-    }
 }
 
 /// Whether `op` computes on tiles beside the mainloop's dots.
@@ -629,29 +610,4 @@ fn rewrite(
         kloc,
     );
     trips
-}
-
-/// The value of `v` (used in `body`) computed in `pre`, cloning the pure
-/// ops of `body` it comes from ([`hoistable`] checked that it can).
-fn hoist(
-    func: &mut Function,
-    body: Block,
-    v: Value,
-    pre: Block,
-    map: &mut HashMap<Value, Value>,
-) -> Value {
-    if let Some(&h) = map.get(&v) {
-        return h;
-    }
-    let Some(op) = func.def_op(v) else {
-        return v;
-    };
-    if !func.blocks[body].ops.contains(&op) {
-        return v;
-    }
-    for o in func.ops[op].operands.clone() {
-        hoist(func, body, o, pre, map);
-    }
-    func.clone_op(op, pre, map);
-    map[&v]
 }
