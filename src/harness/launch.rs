@@ -33,9 +33,12 @@ use triton_examples::{Case, LaunchArg};
 ///
 /// `TAWA_WAVE_BALANCE=0` starts a persistent kernel's `resident` programs
 /// even where fewer walk its tiles in as many waves (the ablation
-/// baseline of [`tawa_backend::codegen::wave_balanced`]).
+/// baseline of [`tawa_backend::codegen::wave_balanced`]); the variable is
+/// read once, at a process's first launch.
 pub fn launch_config(kernel: &KernelSource, grid: [u32; 3], resident: u32) -> LaunchConfig {
-    let balance = std::env::var("TAWA_WAVE_BALANCE").map_or(true, |v| v.trim() != "0");
+    static BALANCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let balance = *BALANCE
+        .get_or_init(|| std::env::var("TAWA_WAVE_BALANCE").map_or(true, |v| v.trim() != "0"));
     LaunchConfig {
         grid: kernel.launch_grid_with(grid, resident, balance),
         block: [kernel.num_threads, 1, 1],
