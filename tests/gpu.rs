@@ -147,7 +147,9 @@ const SPLIT_K_PAIRED_RUNS: &[(&str, &str)] = &[
 /// (64x64 and 128x128 tiles, a run of half a tile), the cooperative
 /// 128x128 GEMM's merged slots, the GLU dual GEMM's two sums, and the
 /// 128x256 GEMM on the whole GPU (4096^3: 512 tiles, 116 past the third
-/// wave; M = N = 8192, K = 1024: 2048 tiles, 68 past the fifteenth).
+/// wave; M = N = 8192, K = 1024: 2048 tiles, 68 past the fifteenth);
+/// and the swap-AB decode, whose 4 and 64 tiles are fewer than the SMs:
+/// every program starts, and 8 and 128 of them share the tiles.
 const STREAM_K_RUNS: &[(&str, &str, u32)] = &[
     ("matmul", "leaky_relu_ragged_tma", 3),
     ("matmul", "tiles_128x128_8_warps_ragged_odd_k", 3),
@@ -155,6 +157,8 @@ const STREAM_K_RUNS: &[(&str, &str, u32)] = &[
     ("glu_dual_gemm_unmasked", "blocks_192x96x96", 2),
     ("matmul", "square_4096", 0),
     ("matmul", "k1024_8192", 0),
+    ("matmul_swap_ab", "decode_ragged", 0),
+    ("matmul_swap_ab", "decode_16x8192x8192", 0),
 ];
 
 #[test]

@@ -758,10 +758,22 @@ fn stream_k() {
     let mut glu5 = case(&glu, "blocks_64x128x160");
     glu5.name = "blocks_64x128x160_5_tiles".into();
     glu5.sizes.insert("N".into(), 320); // 5 tiles, 5 K steps: runs of 3-4
+                                        // Fewer tiles than programs (the launcher then starts them all): the
+                                        // decode's 2 tiles of 3 K steps in runs of 2 over 3 programs, and 1
+                                        // tile over 2 programs with the third idle.
+    let decode = triton_examples::load("matmul_swap_ab").unwrap();
+    let mut decode2 = case(&decode, "decode_ragged");
+    decode2.name = "decode_ragged_2_tiles".into();
+    decode2.sizes.insert("N".into(), 100);
+    let mut decode1 = case(&decode, "decode_ragged");
+    decode1.name = "decode_ragged_1_tile".into();
+    decode1.sizes.insert("N".into(), 60);
     let runs = [
         (&matmul, case(&matmul, "leaky_relu_ragged_tma")),
         (&matmul, wide),
         (&glu, glu5),
+        (&decode, decode2),
+        (&decode, decode1),
     ];
     for (ex, case) in runs {
         let what = format!("{}/{}", ex.name, case.name);

@@ -159,7 +159,8 @@ impl KernelSource {
     /// runs `resident` programs at once ([`crate::runtime::resident_programs`]):
     /// a persistent kernel gets at most `resident` programs along x (it
     /// walks the rest itself), as few as walk its tiles in as many waves
-    /// ([`wave_balanced`]); any other kernel gets `grid`.
+    /// ([`wave_balanced`]), but a stream-K kernel with fewer tiles than
+    /// that gets all `resident`; any other kernel gets `grid`.
     pub fn launch_grid(&self, grid: [u32; 3], resident: u32) -> [u32; 3] {
         self.launch_grid_with(grid, resident, true)
     }
@@ -169,7 +170,14 @@ impl KernelSource {
     /// in as many waves (the ablation baseline, `TAWA_WAVE_BALANCE=0`).
     pub fn launch_grid_with(&self, grid: [u32; 3], resident: u32, balance: bool) -> [u32; 3] {
         let programs = |tiles: u32| {
-            let most = tiles.min(resident.max(1));
+            let resident = resident.max(1);
+            if self.stream_k_workspace > 0 && tiles < resident {
+                // Fewer tiles than the GPU holds are one partial wave: a
+                // stream-K kernel shares their K steps among all of them
+                // (64 tiles on 132 SMs: 128 programs of half a tile each).
+                return resident;
+            }
+            let most = tiles.min(resident);
             if balance && self.cluster.is_none() {
                 wave_balanced(tiles, most)
             } else {
@@ -596,7 +604,48 @@ fn first_aref_loc(func: &Function) -> Loc {
 
 #[cfg(test)]
 mod wave_tests {
-    use super::wave_balanced;
+    use super::{wave_balanced, KernelSource};
+
+    /// A persistent kernel over x, with a stream-K workspace or not.
+    fn persistent(stream_k_workspace: u32) -> KernelSource {
+        KernelSource {
+            name: "k".into(),
+            symbol: "k".into(),
+            cuda: String::new(),
+            num_threads: 384,
+            dyn_smem_bytes: 0,
+            params: Vec::new(),
+            tensor_maps: Vec::new(),
+            device_map_workspace: 0,
+            stream_k_workspace,
+            grid_param: Some(0),
+            grid_param_y: None,
+            grid_param_z: None,
+            cluster: None,
+            cluster_split_k: false,
+            occupancy: 1,
+        }
+    }
+
+    #[test]
+    fn a_stream_k_kernel_with_one_partial_wave_starts_every_program() {
+        // (tiles, resident) -> (programs started, stream-K programs started).
+        for (tiles, resident, plain, stream_k) in [
+            (64, 132, 64, 132), // the swap-AB decode: half a tile each
+            (1, 132, 1, 132),
+            (131, 132, 131, 132),
+            (132, 132, 132, 132),
+            (512, 132, 128, 128), // whole waves: as balanced as any
+            (2048, 132, 128, 128),
+            (5, 3, 3, 3),
+        ] {
+            let got = (
+                persistent(0).launch_grid([tiles, 1, 1], resident)[0],
+                persistent(64).launch_grid([tiles, 1, 1], resident)[0],
+            );
+            assert_eq!(got, (plain, stream_k), "{tiles} tiles on {resident}");
+        }
+    }
 
     #[test]
     fn the_fewest_programs_that_take_as_many_waves() {

@@ -305,10 +305,15 @@ pub fn run_module_with(
     if let Some(p) = &func.attrs.grid_param {
         // A persistent kernel: it gets the grid's size and walks it with
         // fewer programs, so that each program does several tiles.
-        let programs = if func.attrs.stream_k {
-            STREAM_K_PROGRAMS
-        } else {
-            PERSISTENT_PROGRAMS
+        // A stream-K kernel starts all its programs even for fewer tiles
+        // (`KernelSource::launch_grid`): they share those tiles' K steps.
+        let stream_k = func.attrs.stream_k;
+        let programs = |tiles: u32| {
+            if stream_k {
+                STREAM_K_PROGRAMS
+            } else {
+                tiles.min(PERSISTENT_PROGRAMS)
+            }
         };
         names.push(p.clone());
         args.push(ArgValue::Int(grid[0] as i64));
@@ -318,14 +323,14 @@ pub fn run_module_with(
                 args.push(ArgValue::Int(grid[1] as i64));
                 names.push(pz.clone());
                 args.push(ArgValue::Int(grid[2] as i64));
-                grid = [(grid[0] * grid[1] * grid[2]).min(programs), 1, 1];
+                grid = [programs(grid[0] * grid[1] * grid[2]), 1, 1];
             }
             (Some(py), None) => {
                 names.push(py.clone());
                 args.push(ArgValue::Int(grid[1] as i64));
-                grid = [(grid[0] * grid[1]).min(programs), 1, grid[2]];
+                grid = [programs(grid[0] * grid[1]), 1, grid[2]];
             }
-            (None, _) => grid[0] = grid[0].min(programs),
+            (None, _) => grid[0] = programs(grid[0]),
         }
         // A kernel of CTA pairs starts an even number of programs
         // (`KernelSource::launch_grid`): program 2c + 1 is 2c's peer. A
