@@ -41,7 +41,8 @@
 //! `D - P` iterations ahead.
 //!
 //! The loop qualifies when, in its dependence graph ([`LoopGraph`]), the
-//! slot it gets is read only by `dot` operands, those `dot`s' accumulators
+//! slot it gets is read only by `dot` operands (directly or through a 2-D
+//! `trans`, which the backend reads in place), those `dot`s' accumulators
 //! are carried by the loop (or come from each other) and their results
 //! reach nothing but later `dot`s of the chain and the `yield`: nothing in
 //! the iteration waits for them, so nothing is lost by not waiting.
@@ -120,6 +121,14 @@ pub fn pipeline_mmas(
     // A tile loop's get of a one-slot ring (a tile's operand) is not a
     // slot the loop streams.
     let one_slot = crate::aref_depth::one_slot_rings(func);
+    // A memory-bound loop's dots (under CONSUMER_SLOT_FLOPS_PER_BYTE flops
+    // a byte of their slots) take a sliver of the time the next slot's
+    // copy does: a group in flight overlaps nothing, and holding its slot
+    // one iteration longer keeps one copy fewer in flight (the swap-AB
+    // decode on the H100: 0.97x Triton with one in flight, 0.98-0.99x
+    // without).
+    let memory_bound = crate::aref_depth::slot_flops_per_byte(func)
+        .filter(|&f| f < crate::aref_depth::CONSUMER_SLOT_FLOPS_PER_BYTE);
     for (l, depth, groups) in loops {
         let loc = func.ops[l].loc;
         match candidate(func, l, &one_slot) {
@@ -128,6 +137,7 @@ pub fn pipeline_mmas(
             Ok(Some(c)) => {
                 let depth = match mma_depth {
                     MmaDepth::PerPartition if split.contains(&c.ring) => 1,
+                    MmaDepth::PerPartition if memory_bound.is_some() => 0,
                     _ => depth,
                 };
                 let p = depth.min(c.ring_depth - 1);
@@ -138,10 +148,18 @@ pub fn pipeline_mmas(
                             c.ring_depth
                         ),
                         MmaDepth::Asked(_) => "--mma-depth 0".to_string(),
-                        MmaDepth::PerPartition => format!(
-                            "the default for {groups} warpgroups: their groups interleave, \
-                             one's covering the other's wait; --mma-depth 1 keeps one in flight"
-                        ),
+                        MmaDepth::PerPartition => match memory_bound {
+                            Some(f) => format!(
+                                "a memory-bound loop: its dots do {f} flops a byte of the slot, \
+                                 under {}, and a group in flight would overlap nothing but hold \
+                                 its slot longer; --mma-depth 1 keeps one in flight",
+                                crate::aref_depth::CONSUMER_SLOT_FLOPS_PER_BYTE
+                            ),
+                            None => format!(
+                                "the default for {groups} warpgroups: their groups interleave, \
+                                 one's covering the other's wait; --mma-depth 1 keeps one in flight"
+                            ),
+                        },
                         MmaDepth::NoWsDefault => {
                             "the default without warp specialization".to_string()
                         }
@@ -221,18 +239,33 @@ fn candidate(
         return Err("internal: aref.get of a non-aref".into());
     };
 
-    // Readers of the slot: dot operands only.
+    // Readers of the slot: dot operands only, directly or through a 2-D
+    // `trans` (a column-major operand, `tl.dot(a, b.T)`): the backend reads
+    // the slot in place through the transpose, wgmma's transpose bit, and
+    // allows a slot no other reader (`aref_lower::slot_readers`).
     let mut dots: Vec<Op> = Vec::new();
+    let not_a_dot = |user: Op| {
+        format!(
+            "the slot is read by `{}`; only dot operands can stay in flight",
+            tawa_ir::printer::op_name(&func.ops[user].kind)
+        )
+    };
     for &v in &func.ops[get].results {
         for (user, pos) in g.users(func, get, v) {
-            if !(is_dot(func, user) && matches!(pos, Some(0 | 1))) {
-                return Err(format!(
-                    "the slot is read by `{}`; only dot operands can stay in flight",
-                    tawa_ir::printer::op_name(&func.ops[user].kind)
-                ));
-            }
-            if !dots.contains(&user) {
-                dots.push(user);
+            let readers = match &func.ops[user].kind {
+                OpKind::Trans { perm } if perm.as_slice() == [1, 0] && pos == Some(0) => {
+                    let t = func.ops[user].results[0];
+                    g.users(func, user, t)
+                }
+                _ => vec![(user, pos)],
+            };
+            for (reader, pos) in readers {
+                if !(is_dot(func, reader) && matches!(pos, Some(0 | 1))) {
+                    return Err(not_a_dot(reader));
+                }
+                if !dots.contains(&reader) {
+                    dots.push(reader);
+                }
             }
         }
     }
