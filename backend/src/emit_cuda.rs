@@ -2342,7 +2342,18 @@ impl<'f> Emitter<'f> {
         let data = &f.ops[op];
         let val = data.operands[1];
         let shape = self.ty(val).shape().to_vec();
-        let layout = self.store_layout(val);
+        let mut layout = self.store_layout(val);
+        let eb = self.scalar_of(val).byte_size().max(1);
+        let mut v = self.desc_store_width(op, &layout, &shape, eb);
+        let checked = if v == 1 {
+            self.desc_store_checked(op, &shape, eb)
+        } else {
+            None
+        };
+        if let Some((blocked, _)) = &checked {
+            layout = blocked.clone();
+            v = 1;
+        }
         let regs = layout.regs_per_thread(&shape);
         let desc = self.bundle(data.operands[0])?;
         let offs: Vec<String> = data.operands[2..]
@@ -2351,8 +2362,15 @@ impl<'f> Emitter<'f> {
             .collect::<Res<_>>()?;
         let x = self.tile(val, &layout)?;
         let own = Self::owner_c(&layout, &shape, "r");
-        let eb = self.scalar_of(val).byte_size().max(1);
-        let v = self.desc_store_width(op, &layout, &shape, eb);
+        if let Some((_, w)) = checked {
+            return self.desc_store_runtime_vectors(
+                op,
+                &desc,
+                &offs,
+                (&layout, &shape),
+                (&x, w, eb),
+            );
+        }
         if v > 1 {
             // Groups of `v` registers, adjacent along the innermost
             // dimension, as one aligned vector store (attention's f16
@@ -2381,6 +2399,107 @@ impl<'f> Emitter<'f> {
             self.line(format!("if ({cond}) {addr} = {x}[r];"));
         }
         self.indent -= 1;
+        self.line("}");
+        Ok(())
+    }
+
+    /// For a `desc_store` whose vectors nothing proves aligned (a
+    /// descriptor over a base pointer loaded from memory, tutorial 08's
+    /// TMA kernel) and whose tile lives in an accumulator layout: the
+    /// coalesced blocked layout to store it through (converted in shared
+    /// memory) and its vector width, for
+    /// [`Self::desc_store_runtime_vectors`]; `None` where the descriptor's
+    /// innermost stride is not the constant 1 or the layout holds no run
+    /// of adjacent elements.
+    fn desc_store_checked(&self, op: Op, shape: &[u32], eb: u32) -> Option<(Layout, u32)> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let val = data.operands[1];
+        let home = self.store_layout(val);
+        if !matches!(home, Layout::Mma(_) | Layout::Linear(_)) {
+            return None;
+        }
+        let rank = shape.len();
+        let make = f
+            .def_op(data.operands[0])
+            .filter(|&d| matches!(f.ops[d].kind, OpKind::MakeTensorDesc))?;
+        let ops = &f.ops[make].operands;
+        if ops.len() != 1 + 2 * rank || data.operands.len() != 2 + rank {
+            return None;
+        }
+        if tma_store_lower::constant_int(f, ops[2 * rank]) != Some(1) {
+            return None;
+        }
+        let blocked = crate::layout_assign::default_layout(self.ty(val), self.num_warps)?;
+        let (dim, run) = register_run(&blocked, shape)?;
+        let w = run.min(16 / eb.max(1));
+        (dim + 1 == rank && w > 1 && w.is_power_of_two()).then_some((blocked, w))
+    }
+
+    /// The element-wise `desc_store` of [`Self::desc_store_checked`]'s
+    /// tiles: vectors of `w` elements where the descriptor's base and
+    /// outer strides, its innermost extent and the store's innermost
+    /// offset (all uniform) allow them at run time — a group is then
+    /// wholly inside or outside the tensor, so its first element's bounds
+    /// check is every element's — elements otherwise. Element-wise from
+    /// the accumulator layout, each 2-byte store of a warp wrote slivers
+    /// of 8 rows' sectors.
+    fn desc_store_runtime_vectors(
+        &mut self,
+        op: Op,
+        desc: &[String],
+        offs: &[String],
+        (layout, shape): (&Layout, &[u32]),
+        (x, w, eb): (&str, u32, u32),
+    ) -> Res<()> {
+        let val = self.func.ops[op].operands[1];
+        let rank = shape.len();
+        let regs = layout.regs_per_thread(shape);
+        let (base, extents, strides) = (&desc[0], &desc[1..1 + rank], &desc[1 + rank..]);
+        let bytes = w * eb;
+        let mut conds = vec![format!(
+            "(((unsigned long long)({base})) & {}ull) == 0",
+            bytes - 1
+        )];
+        for s in &strides[..rank - 1] {
+            conds.push(format!(
+                "((unsigned long long)({s}) * {eb}ull) % {bytes}ull == 0"
+            ));
+        }
+        conds.push(format!("({}) % {w} == 0", extents[rank - 1]));
+        conds.push(format!("({}) % {w} == 0", offs[rank - 1]));
+        let ok = self.tmp("aligned");
+        self.line(format!("const bool {ok} = {};", conds.join(" && ")));
+        let vt = vec_type(bytes);
+        let c = elem_cty(self.elem(val));
+        // Each loop's body computes its own indices (`tile_access` emits
+        // them in terms of `r`).
+        for vectors in [true, false] {
+            if vectors {
+                self.line(format!(
+                    "if ({ok}) {{\n#pragma unroll\nfor (int g = 0; g < {}; ++g) {{\nconst int r = g * {w};",
+                    regs / w
+                ));
+            } else {
+                self.line(format!(
+                    "}} else {{\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
+                ));
+            }
+            self.indent += 1;
+            let (addr, mut cond) = self.tile_access(desc, offs, layout, shape, &|_| true);
+            if let Some(o) = Self::owner_c(layout, shape, "r") {
+                cond = format!("{o} && {cond}");
+            }
+            if vectors {
+                self.line(format!(
+                    "if ({cond}) {{ union {{ {vt} u; {c} e[{w}]; }} t;\n#pragma unroll\nfor (int k = 0; k < {w}; ++k) t.e[k] = {x}[r + k];\n*({vt}*)&{addr} = t.u; }}"
+                ));
+            } else {
+                self.line(format!("if ({cond}) {addr} = {x}[r];"));
+            }
+            self.indent -= 1;
+            self.line("}");
+        }
         self.line("}");
         Ok(())
     }

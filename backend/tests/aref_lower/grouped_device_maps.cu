@@ -362,15 +362,28 @@ extern "C" __global__ void __launch_bounds__(256, 1) grouped_gemm(long long* __r
           #pragma unroll
           for (int e = 0; e < 8; ++e) c_130[r + e] = t.e[e];
         }
+        bool aligned131 = true;
         #pragma unroll
-        for (int r = 0; r < 32; ++r) *cp_117[r] = c_130[r];
-        int m_t_131;
-        m_t_131 = m_k0_85;
-        m_t_80 = m_t_131;
+        for (int g = 0; g < 32; g += 8) aligned131 &= (((unsigned long long)cp_117[g]) & 15ull) == 0;
+        if (aligned131) {
+          #pragma unroll
+          for (int g = 0; g < 4; ++g) {
+          union { uint4 u; tw_f16 e[8]; } t;
+          #pragma unroll
+          for (int e = 0; e < 8; ++e) t.e[e] = c_130[g * 8 + e];
+          *(uint4*)(cp_117[g * 8]) = t.u;
+          }
+        } else {
+          #pragma unroll
+          for (int r = 0; r < 32; ++r) *(cp_117[r - r % 8] + r % 8) = c_130[r];
+        }
+        int m_t_132;
+        m_t_132 = m_k0_85;
+        m_t_80 = m_t_132;
       }
-      int m_132;
-      m_132 = m_t_80;
-      m_60 = m_132;
+      int m_133;
+      m_133 = m_t_80;
+      m_60 = m_133;
     }
   }
   // 28:1  
