@@ -10,7 +10,7 @@
 # as every run's flags.
 #
 # Knobs: ITERS (timed rounds per case, default 30), TAWA_UPSTREAM_DIR (the
-# Triton tutorials, for tutorial 03's unmodified source; default
+# Triton tutorials, for the unmodified sources of tutorials 03, 08 and 09; default
 # ./upstream; skipped with a status line when absent), ONLY (a regular
 # expression on the run names below, e.g. "matmul|linear"),
 # EXAMPLE_TIMEOUT (seconds per example process, default 120), BUDGET
@@ -24,7 +24,8 @@ out=$(cd "$out" && pwd)
 export TAWA_UPSTREAM_DIR=${TAWA_UPSTREAM_DIR:-$PWD/upstream}
 
 ex=triton-examples/kernels
-up03=tests/upstream/03-matrix-multiplication.toml
+up=tests/upstream
+up03=$up/03-matrix-multiplication.toml
 # name | kernel file | cases file ("-": beside it) | cases
 runs=(
   "matmul|$ex/matmul.py|-|square_4096 square_8192 bf16_8192 k1024_8192 k16384_8192"
@@ -42,6 +43,13 @@ runs=(
   "persistent_matmul_clamped|$ex/persistent_matmul_clamped.py|-|square_4096"
   "matmul_subtiled_epilogue|$ex/matmul_subtiled_epilogue.py|-|square_4096"
   "matmul_swap_ab|$ex/matmul_swap_ab.py|-|decode_16x8192x8192"
+  "tutorial08|$TAWA_UPSTREAM_DIR/08-grouped-gemm.py|$up/08-grouped-gemm.toml|four_square_1024"
+  "tutorial08_tma|$TAWA_UPSTREAM_DIR/08-grouped-gemm.py|$up/08-grouped-gemm--tma.toml|four_square_1024"
+  "tutorial09_naive|$TAWA_UPSTREAM_DIR/09-persistent-matmul.py|$up/09-persistent-matmul--naive.toml|square_8192"
+  "tutorial09_persistent|$TAWA_UPSTREAM_DIR/09-persistent-matmul.py|$up/09-persistent-matmul.toml|square_8192"
+  "tutorial09_tma|$TAWA_UPSTREAM_DIR/09-persistent-matmul.py|$up/09-persistent-matmul--tma.toml|square_8192"
+  "tutorial09_tma_persistent|$TAWA_UPSTREAM_DIR/09-persistent-matmul.py|$up/09-persistent-matmul--tma-persistent.toml|square_8192 square_8192_subtiled"
+  "tutorial09_descriptor|$TAWA_UPSTREAM_DIR/09-persistent-matmul.py|$up/09-persistent-matmul--descriptor.toml|square_8192"
 )
 variants="$out/runs.txt"
 : > "$variants"

@@ -12,6 +12,8 @@
 #   mm-base  | triton-examples/kernels/matmul.py | - | square_8192 |
 #   mm-merge | triton-examples/kernels/matmul.py | - | square_8192 | --slot-merge 2
 #
+# (`$TAWA_UPSTREAM_DIR` in a kernel file's path is that directory, default
+# ./upstream: the Triton tutorials, with tests/upstream/*.toml cases);
 # Each line runs in a process of its own, with the flags as TAWA_FLAGS
 # (words of the form NAME=VALUE among them set that variable instead,
 # e.g. `TAWA_WAVE_BALANCE=0`)
@@ -48,6 +50,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     IFS='|' read -r label file cases_file cases flags <<< "$line"
     read -r label <<< "$label"
     read -r file <<< "$file"
+    file=${file//'$TAWA_UPSTREAM_DIR'/${TAWA_UPSTREAM_DIR:-$PWD/upstream}}
     read -r cases_file <<< "$cases_file"
     args=(--label "$label" --iters "${ITERS:-20}" --json "$jsonl")
     [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
