@@ -1787,13 +1787,7 @@ impl<'f> Emitter<'f> {
         };
         let other_op = has_other.then(|| data.operands[2]);
         if checked > 1 {
-            let ok = self.tmp("aligned");
-            self.line(format!(
-                "bool {ok} = true;\n#pragma unroll\nfor (int g = 0; g < {regs}; g += {checked}) {ok} &= (((unsigned long long){p}[g]) & {}ull) == 0;",
-                checked * eb - 1
-            ));
-            self.line(format!("if ({ok}) {{"));
-            self.indent += 1;
+            self.if_vectors_aligned(&p, regs, checked, eb);
             self.vector_loads(
                 (name, &c),
                 layout,
@@ -1842,6 +1836,19 @@ impl<'f> Emitter<'f> {
             ));
         }
         Ok(())
+    }
+
+    /// Opens `if (aligned) {` on whether every vector of `v` elements of
+    /// `eb` bytes of this thread's `regs` pointers `p` starts aligned to
+    /// its size (a run-time check of what the axis facts cannot prove).
+    fn if_vectors_aligned(&mut self, p: &str, regs: u32, v: u32, eb: u32) {
+        let ok = self.tmp("aligned");
+        self.line(format!(
+            "bool {ok} = true;\n#pragma unroll\nfor (int g = 0; g < {regs}; g += {v}) {ok} &= (((unsigned long long){p}[g]) & {}ull) == 0;",
+            v * eb - 1
+        ));
+        self.line(format!("if ({ok}) {{"));
+        self.indent += 1;
     }
 
     /// The vector width [`Self::vec_width`] would give `ptr` were its
@@ -2091,13 +2098,7 @@ impl<'f> Emitter<'f> {
             };
             if checked > 1 {
                 let x = self.tile(val, &layout)?;
-                let ok = self.tmp("aligned");
-                self.line(format!(
-                    "bool {ok} = true;\n#pragma unroll\nfor (int g = 0; g < {regs}; g += {checked}) {ok} &= (((unsigned long long){p}[g]) & {}ull) == 0;",
-                    checked * eb - 1
-                ));
-                self.line(format!("if ({ok}) {{"));
-                self.indent += 1;
+                self.if_vectors_aligned(&p, regs, checked, eb);
                 let c = elem_cty(self.elem(val));
                 let vt = vec_type(checked * eb);
                 let mut conds: Vec<String> =
@@ -2107,12 +2108,7 @@ impl<'f> Emitter<'f> {
                 if let Some(m) = &m {
                     conds.push(format!("{m}[g * {checked}]"));
                 }
-                let st = format!("*({vt}*)({p}[g * {checked}]) = t.u;");
-                let st = if conds.is_empty() {
-                    st
-                } else {
-                    format!("if ({}) {st}", conds.join(" && "))
-                };
+                let st = guarded(&conds, format!("*({vt}*)({p}[g * {checked}]) = t.u;"));
                 self.line(format!(
                     "#pragma unroll\nfor (int g = 0; g < {}; ++g) {{\nunion {{ {vt} u; {c} e[{checked}]; }} t;\n#pragma unroll\nfor (int e = 0; e < {checked}; ++e) t.e[e] = {x}[g * {checked} + e];\n{st}\n}}",
                     regs / checked
@@ -2120,39 +2116,37 @@ impl<'f> Emitter<'f> {
                 self.indent -= 1;
                 self.line("} else {");
                 self.indent += 1;
-                let mut conds: Vec<String> = own.into_iter().collect();
-                if let Some(m) = &m {
-                    conds.push(format!("{m}[r]"));
-                }
-                let st = format!("*({p}[r - r % {checked}] + r % {checked}) = {x}[r];");
-                let body = if conds.is_empty() {
-                    st
-                } else {
-                    format!("if ({}) {st}", conds.join(" && "))
-                };
-                self.line(format!(
-                    "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {body}"
-                ));
+                let at = format!("*({p}[r - r % {checked}] + r % {checked})");
+                self.element_stores(regs, own, m.as_deref(), &at, &format!("{x}[r]"));
                 self.indent -= 1;
                 self.line("}");
                 return Ok(());
             }
             let x = self.elem_at(val, &layout, "r")?;
-            let mut conds: Vec<String> = own.into_iter().collect();
-            if let Some(m) = &m {
-                conds.push(format!("{m}[r]"));
-            }
-            let st = format!("*{p}[r] = {x};");
-            let body = if conds.is_empty() {
-                st
-            } else {
-                format!("if ({}) {st}", conds.join(" && "))
-            };
-            self.line(format!(
-                "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {body}"
-            ));
+            self.element_stores(regs, own, m.as_deref(), &format!("*{p}[r]"), &x);
         }
         Ok(())
+    }
+
+    /// `for r: at = x` over a thread's `regs` registers (C expressions in
+    /// `r`), where this thread owns the element (`own`) and the mask `m`
+    /// is set.
+    fn element_stores(
+        &mut self,
+        regs: u32,
+        own: Option<String>,
+        m: Option<&str>,
+        at: &str,
+        x: &str,
+    ) {
+        let mut conds: Vec<String> = own.into_iter().collect();
+        if let Some(m) = m {
+            conds.push(format!("{m}[r]"));
+        }
+        let body = guarded(&conds, format!("{at} = {x};"));
+        self.line(format!(
+            "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {body}"
+        ));
     }
 
     /// Stores happen in the stored value's layout (data never moves for a
@@ -2361,7 +2355,6 @@ impl<'f> Emitter<'f> {
             .map(|&v| self.scalar(v))
             .collect::<Res<_>>()?;
         let x = self.tile(val, &layout)?;
-        let own = Self::owner_c(&layout, &shape, "r");
         if let Some((_, w)) = checked {
             return self.desc_store_runtime_vectors(
                 op,
@@ -2384,13 +2377,30 @@ impl<'f> Emitter<'f> {
                 "#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
             ));
         }
+        self.desc_store_at(&desc, &offs, (&layout, &shape), &x, v, val);
+        Ok(())
+    }
+
+    /// The body of a `desc_store` loop over `r` (its header emitted, the
+    /// closing brace emitted here): register `r`'s element, or the `v`
+    /// from it as one vector, where this thread owns it and it lies inside
+    /// the descriptor's shape.
+    fn desc_store_at(
+        &mut self,
+        desc: &[String],
+        offs: &[String],
+        (layout, shape): (&Layout, &[u32]),
+        x: &str,
+        v: u32,
+        val: Value,
+    ) {
         self.indent += 1;
-        let (addr, mut cond) = self.tile_access(&desc, &offs, &layout, &shape, &|_| true);
-        if let Some(o) = own {
+        let (addr, mut cond) = self.tile_access(desc, offs, layout, shape, &|_| true);
+        if let Some(o) = Self::owner_c(layout, shape, "r") {
             cond = format!("{o} && {cond}");
         }
         if v > 1 {
-            let vt = vec_type(v * eb);
+            let vt = vec_type(v * self.scalar_of(val).byte_size().max(1));
             let c = elem_cty(self.elem(val));
             self.line(format!(
                 "if ({cond}) {{ union {{ {vt} u; {c} e[{v}]; }} t;\n#pragma unroll\nfor (int k = 0; k < {v}; ++k) t.e[k] = {x}[r + k];\n*({vt}*)&{addr} = t.u; }}"
@@ -2400,7 +2410,6 @@ impl<'f> Emitter<'f> {
         }
         self.indent -= 1;
         self.line("}");
-        Ok(())
     }
 
     /// For a `desc_store` whose vectors nothing proves aligned (a
@@ -2470,8 +2479,6 @@ impl<'f> Emitter<'f> {
         conds.push(format!("({}) % {w} == 0", offs[rank - 1]));
         let ok = self.tmp("aligned");
         self.line(format!("const bool {ok} = {};", conds.join(" && ")));
-        let vt = vec_type(bytes);
-        let c = elem_cty(self.elem(val));
         // Each loop's body computes its own indices (`tile_access` emits
         // them in terms of `r`).
         for vectors in [true, false] {
@@ -2485,20 +2492,14 @@ impl<'f> Emitter<'f> {
                     "}} else {{\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {{"
                 ));
             }
-            self.indent += 1;
-            let (addr, mut cond) = self.tile_access(desc, offs, layout, shape, &|_| true);
-            if let Some(o) = Self::owner_c(layout, shape, "r") {
-                cond = format!("{o} && {cond}");
-            }
-            if vectors {
-                self.line(format!(
-                    "if ({cond}) {{ union {{ {vt} u; {c} e[{w}]; }} t;\n#pragma unroll\nfor (int k = 0; k < {w}; ++k) t.e[k] = {x}[r + k];\n*({vt}*)&{addr} = t.u; }}"
-                ));
-            } else {
-                self.line(format!("if ({cond}) {addr} = {x}[r];"));
-            }
-            self.indent -= 1;
-            self.line("}");
+            self.desc_store_at(
+                desc,
+                offs,
+                (layout, shape),
+                x,
+                if vectors { w } else { 1 },
+                val,
+            );
         }
         self.line("}");
         Ok(())
@@ -3814,6 +3815,15 @@ impl<'f> Emitter<'f> {
             self.vals.insert(r, fwd[i].0.clone());
         }
         Ok(())
+    }
+}
+
+/// C statement `st` under the conjunction of `conds` (none: always).
+fn guarded(conds: &[String], st: String) -> String {
+    if conds.is_empty() {
+        st
+    } else {
+        format!("if ({}) {st}", conds.join(" && "))
     }
 }
 
