@@ -17,7 +17,10 @@
 //! swizzled writes, `fence.proxy.async`, one `tw_tma_store_2d` per box of
 //! the band and the commit; the final `wait_group 0`; a `desc_store` whose
 //! tensor map would not encode (`plain_desc_store_unaligned`) stays
-//! element-wise. In a kernel of CTA pairs (`cta_pair_multicast`): the
+//! element-wise, and one over a base pointer loaded from memory
+//! (`plain_desc_store_loaded_base`, no tensor map the host could build)
+//! goes through the blocked layout, in 16-byte vectors where the
+//! run-time check finds the base, stride, extent and offset aligned. In a kernel of CTA pairs (`cta_pair_multicast`): the
 //! cluster barrier after the barriers' initialization and at the end,
 //! the producer's wait acquiring at cluster scope, each tile copied in
 //! halves (`tw_tma_2d_multicast`, the half-row map) where its predicate
