@@ -235,8 +235,9 @@ pub const DEVICE_MAP_WORKSPACE: &str = "<tensor-map workspace>";
 
 /// The global-memory workspaces of a kernel's launches, kept by the
 /// caller across launches: reused while large enough, replaced
-/// otherwise; they must outlive the launches that use them, and launches
-/// that share them must not overlap (one stream).
+/// otherwise (once the context's work on every stream is done, so that
+/// no running launch reads the freed one); launches that share them must
+/// not overlap (one stream).
 #[derive(Default)]
 pub struct Workspaces {
     /// The tensor maps a kernel builds on the device (contents need no
@@ -264,6 +265,14 @@ fn ensure<'w>(
     what: &str,
 ) -> Result<&'w DeviceBuffer, String> {
     if buffer.as_ref().is_none_or(|w| w.len() < bytes) {
+        if buffer.is_some() {
+            // The buffer it replaces is freed on the context's own stream,
+            // but launches on other streams (the Python package's, on
+            // PyTorch's) may still be reading it: wait for every stream
+            // first. Workspaces grow a few times a process at most.
+            gpu.synchronize_context()
+                .map_err(|e| format!("replacing the {what}: {e}"))?;
+        }
         let fresh = gpu
             .alloc(bytes)
             .map_err(|e| format!("allocating the {what}: {e}"))?;

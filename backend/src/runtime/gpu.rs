@@ -756,6 +756,15 @@ impl Gpu {
             .map_err(|e| self.async_err("cuStreamSynchronize", e))
     }
 
+    /// Waits for all work of the context, on every stream: kernels this
+    /// runtime launched on streams it does not own (the Python package
+    /// launches on PyTorch's) included.
+    pub fn synchronize_context(&self) -> Result<(), RuntimeError> {
+        self.ctx
+            .synchronize()
+            .map_err(|e| self.async_err("cuCtxSynchronize", e))
+    }
+
     /// Runs `launch` `n` times, each between two CUDA events on the stream,
     /// and returns the milliseconds of each run. `launch` should enqueue
     /// work (e.g. call [`Gpu::launch`]) and not synchronize.
