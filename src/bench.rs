@@ -234,7 +234,7 @@ pub fn bench_case(
     for _ in 0..copies {
         sets.push(DeviceTensors::upload(gpu, case, &tensors).map_err(launch_err)?);
     }
-    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
+    let cfg = launch::launch_config(&compiled.kernel, grid, resident, &bound);
     let args: Vec<Vec<KernelArg>> = sets
         .iter()
         .map(|s| s.launch_args(gpu, &compiled.kernel, &bound, grid, cfg.grid))

@@ -492,7 +492,36 @@ fn warp_specialize_with(
                     tiled = Some(made);
                 }
             }
-            Err(why) => persistence = Some(format!("kernel: not persistent: {why}")),
+            Err(why) => {
+                // A source that walks its own tiles: its step becomes a
+                // launch parameter where its tiles are independent, so
+                // that the launcher may start fewer programs.
+                let mut own = func.clone();
+                let stepped = tawa_pipeliner::own_walk::own_walk(&mut own);
+                let split = match stepped {
+                    Ok(_) => {
+                        check_pass("own_walk", &own)?;
+                        split_or_why(&own, opts.tma_store, opts.per_tile_copies, true)?.ok()
+                    }
+                    Err(_) => None,
+                };
+                persistence = Some(match (&stepped, &split) {
+                    (Ok(step), Some(_)) => format!(
+                        "kernel: not persistent: {why}; its step ({step}) is a launch parameter \
+                         (`{}`): launched on {step} programs, it starts as few as walk the \
+                         tiles in as many waves, each walking every that-many-th tile",
+                        tawa_pipeliner::own_walk::WALK_STEP_PARAM
+                    ),
+                    (Err(not), _) => {
+                        format!("kernel: not persistent: {why}; its step stays the source's: {not}")
+                    }
+                    (Ok(_), None) => format!("kernel: not persistent: {why}"),
+                });
+                if split.is_some() {
+                    ws = split;
+                    tiled = Some(own);
+                }
+            }
         }
     }
     let ws = match ws {

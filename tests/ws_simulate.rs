@@ -446,6 +446,7 @@ fn tile_pingpong() {
             "matmul_block_ptr/ragged_tma",
             "matmul_descriptor/ragged_100",
             "persistent_matmul/ragged_tma_few_programs",
+            "persistent_matmul/ragged_tma_own_walk",
             "geglu_dual_gemm/ragged_100",
             "linear/ragged",
             "linear/k_tail_8_warps",
@@ -1048,9 +1049,14 @@ fn matmul_descriptor() {
     check_example("matmul_descriptor", &["ragged_100"]);
 }
 
+/// `ragged_tma_own_walk` is launched on its `NUM_SMS = 5` programs for 12
+/// tiles: the CPU starts 2 that step by 2 (`tawa_pipeliner::own_walk`).
 #[test]
 fn persistent_matmul() {
-    check_example("persistent_matmul", &["ragged_tma_few_programs"]);
+    check_example(
+        "persistent_matmul",
+        &["ragged_tma_few_programs", "ragged_tma_own_walk"],
+    );
 }
 
 /// The persistent tutorial's clamp (`tl.where(offs < M, offs, 0)`): the

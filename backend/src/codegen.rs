@@ -87,6 +87,28 @@ pub struct KernelSource {
     /// kernel starts this many programs per SM ([`Self::launch_grid`]).
     #[serde(default = "one")]
     pub occupancy: u32,
+    /// A kernel that walks its own tiles, its step a parameter
+    /// ([`OwnWalk`]): [`Self::launch_grid_for`] may start fewer programs
+    /// than asked, and [`Self::walk_step`] says what the step parameter
+    /// receives.
+    #[serde(default)]
+    pub own_walk: Option<OwnWalk>,
+}
+
+/// The launch contract of a kernel that walks its tiles itself
+/// (`for t in range(pid, T, C)`, `tawa_pipeliner::own_walk`), its step
+/// made parameter `step_param`. A launch of a grid other than `[asked, 1,
+/// 1]` starts that grid and passes `asked`, the source's step: the kernel
+/// runs as written. A launch of `[asked, 1, 1]` may start `n <= asked`
+/// programs and pass `n`: together they still walk every tile once.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OwnWalk {
+    /// Index into `KernelSource::params` of the step parameter (an i32).
+    pub step_param: usize,
+    /// The step the source wrote (its `NUM_SMS`).
+    pub asked: u32,
+    /// The tile count `T`, from the kernel's parameters.
+    pub tiles: HostExpr,
 }
 
 fn one() -> u32 {
@@ -144,6 +166,45 @@ impl KernelSource {
     pub fn splits_k(&self, grid: [u32; 3], resident: u32) -> bool {
         let (tiles, planes) = self.walked_tiles(grid);
         self.cluster_split_k && self.grid_param.is_some() && split_k_fits(tiles, planes, resident)
+    }
+
+    /// [`Self::launch_grid_with`] for a launch whose integer parameters
+    /// `param` gives (by index into `params`): a kernel that walks its own
+    /// tiles ([`OwnWalk`]) asked for exactly its step's programs starts,
+    /// with `balance`, as few as walk its tiles in as many waves on at
+    /// most `resident` of them.
+    pub fn launch_grid_for(
+        &self,
+        grid: [u32; 3],
+        resident: u32,
+        balance: bool,
+        param: &dyn Fn(usize) -> Option<i64>,
+    ) -> [u32; 3] {
+        if let Some(w) = &self.own_walk {
+            if grid != [w.asked, 1, 1] || !balance {
+                return grid;
+            }
+            let Some(tiles) = w.tiles.eval(param).and_then(|t| u32::try_from(t).ok()) else {
+                return grid;
+            };
+            let most = w.asked.min(resident.max(1));
+            return [wave_balanced(tiles, most).max(1), 1, 1];
+        }
+        self.launch_grid_with(grid, resident, balance)
+    }
+
+    /// What the step parameter of a kernel that walks its own tiles
+    /// receives for a launch asked for `grid` that starts `launched`: the
+    /// programs started where the launch started fewer than the source's
+    /// step along x, the source's step otherwise. `None` for other
+    /// kernels.
+    pub fn walk_step(&self, grid: [u32; 3], launched: [u32; 3]) -> Option<u32> {
+        let w = self.own_walk.as_ref()?;
+        Some(if grid == [w.asked, 1, 1] && launched[0] < w.asked {
+            launched[0]
+        } else {
+            w.asked
+        })
     }
 
     /// The thread-block clusters of a launch asked for `grid` (see
@@ -370,6 +431,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
             ],
         });
     }
+    let own_walk = own_walk(func, &params);
     Ok(KernelSource {
         name: func.name.clone(),
         symbol: cuda_symbol(&func.name),
@@ -398,6 +460,33 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         device_map_workspace: emitted.device_map_workspace,
         stream_k_workspace: emitted.stream_k_workspace,
         occupancy: func.attrs.occupancy.max(1),
+        own_walk,
+    })
+}
+
+/// The launch contract of a kernel that walks its own tiles with the step
+/// a parameter (`FuncAttrs::walk_step`): the parameter, the source's step
+/// and the tile count of the loop that steps by it, as the host computes
+/// it. `None` for other kernels, and where no loop's end is a host
+/// expression (the launcher then starts the grid asked for).
+fn own_walk(func: &Function, params: &[KernelParam]) -> Option<OwnWalk> {
+    let (name, asked) = func.attrs.walk_step.as_ref()?;
+    let index = params.iter().position(|p| p.name == *name)?;
+    let step = func.params.get(index)?.value;
+    let mut tiles = None;
+    func.walk(&mut |op| {
+        let data = &func.ops[op];
+        if tiles.is_none()
+            && matches!(data.kind, tawa_ir::OpKind::For(_))
+            && data.operands[2] == step
+        {
+            tiles = tawa_ir::host_expr::host_expr(func, data.operands[1]);
+        }
+    });
+    Some(OwnWalk {
+        step_param: index,
+        asked: *asked,
+        tiles: tiles?,
     })
 }
 
@@ -624,6 +713,7 @@ mod wave_tests {
             cluster: None,
             cluster_split_k: false,
             occupancy: 1,
+            own_walk: None,
         }
     }
 
@@ -644,6 +734,38 @@ mod wave_tests {
                 persistent(64).launch_grid([tiles, 1, 1], resident)[0],
             );
             assert_eq!(got, (plain, stream_k), "{tiles} tiles on {resident}");
+        }
+    }
+
+    #[test]
+    fn a_kernel_walking_its_own_tiles_starts_fewer_only_when_asked_for_its_step() {
+        use super::{HostExpr, OwnWalk};
+        let mut k = persistent(0);
+        k.grid_param = None;
+        // T = parameter 0; the source steps by 132.
+        k.own_walk = Some(OwnWalk {
+            step_param: 1,
+            asked: 132,
+            tiles: HostExpr::Param(0),
+        });
+        // (asked, tiles, resident, balance) -> (programs started, step passed).
+        for (asked, tiles, resident, balance, want) in [
+            (132, 512, 132, true, (128, 128)), // 4 waves on 128
+            (132, 2048, 132, true, (128, 128)),
+            (132, 2752, 132, true, (132, 132)), // 21 waves need all
+            (132, 512, 132, false, (132, 132)), // TAWA_WAVE_BALANCE=0
+            (132, 64, 132, true, (64, 64)),     // fewer tiles than programs
+            (132, 512, 66, true, (64, 64)),     // half the GPU resident: 8 waves on 64
+            (100, 512, 132, true, (100, 132)),  // another grid: as written
+        ] {
+            let grid = [asked, 1, 1];
+            let param = |i: usize| (i == 0).then_some(i64::from(tiles));
+            let launched = k.launch_grid_for(grid, resident, balance, &param);
+            let got = (launched[0], k.walk_step(grid, launched).unwrap());
+            assert_eq!(
+                got, want,
+                "{asked} asked, {tiles} tiles, {resident} resident"
+            );
         }
     }
 

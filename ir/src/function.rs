@@ -134,6 +134,13 @@ pub struct FuncAttrs {
     /// first in shared memory and registers. A persistent kernel's
     /// launcher starts this many programs per SM.
     pub occupancy: u32,
+    /// A kernel that walks its tiles itself (`for t in range(pid, T, C)`)
+    /// with the step made a parameter (`tawa_pipeliner::own_walk`): the
+    /// parameter (an `i32`) that receives the step, and `C`, the step the
+    /// source wrote. The launcher passes `C` and starts the grid asked
+    /// for, or, for a grid of exactly `C` programs, starts fewer programs
+    /// and passes their count: each tile is still walked once.
+    pub walk_step: Option<(String, u32)>,
 }
 
 impl Default for FuncAttrs {
@@ -149,6 +156,7 @@ impl Default for FuncAttrs {
             cluster_split_k: false,
             stream_k: false,
             occupancy: 1,
+            walk_step: None,
         }
     }
 }

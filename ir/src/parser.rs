@@ -676,6 +676,13 @@ impl<'a> Parser<'a> {
             if let Some(n) = a.take_u32(self, "occupancy")? {
                 f.attrs.occupancy = n;
             }
+            let walk_step = a.take_str(self, "walk_step")?;
+            let walk_asked = a.take_u32(self, "walk_asked")?;
+            f.attrs.walk_step = match (walk_step, walk_asked) {
+                (Some(p), Some(c)) => Some((p, c)),
+                (None, None) => None,
+                _ => return Err(self.err("`walk_step` and `walk_asked` come together")),
+            };
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

@@ -445,6 +445,9 @@ impl Printer<'_> {
         if f.attrs.occupancy != 1 {
             let _ = write!(self.out, ", occupancy = {}", f.attrs.occupancy);
         }
+        if let Some((p, c)) = &f.attrs.walk_step {
+            let _ = write!(self.out, ", walk_step = {}, walk_asked = {c}", quote(p));
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

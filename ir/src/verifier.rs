@@ -285,6 +285,24 @@ impl Verifier<'_> {
         if f.attrs.stream_k && f.attrs.cluster_split_k {
             self.error(None, "stream_k and cluster_split_k exclude each other");
         }
+        if let Some((name, asked)) = &f.attrs.walk_step {
+            let i32_param = f.params.iter().any(|p| {
+                p.name == *name
+                    && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
+            });
+            if !i32_param {
+                self.error(None, format!("walk_step `{name}` is not an i32 parameter"));
+            }
+            if *asked == 0 {
+                self.error(None, "walk_asked = 0: a walk steps by at least 1");
+            }
+            if f.attrs.grid_param.is_some() {
+                self.error(
+                    None,
+                    "walk_step with grid_param: a kernel walks its own tiles or the grid's",
+                );
+            }
+        }
         let params: Vec<Value> = f.params.iter().map(|p| p.value).collect();
         if params != body.args {
             self.error(

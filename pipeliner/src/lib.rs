@@ -82,6 +82,7 @@ pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod mma_pipeline;
 pub mod occupancy;
+pub mod own_walk;
 pub mod persistent;
 pub mod pingpong;
 pub mod slot_merge;

@@ -77,6 +77,9 @@ enum Slot {
     GridY,
     /// A persistent kernel's third grid parameter: the z size.
     GridZ,
+    /// The step of a kernel that walks its own tiles: the source's, until
+    /// `launch::launch_args` knows how many programs the launch starts.
+    WalkStep(u32),
 }
 
 /// A compiled kernel: CUDA, cubin, and how the call's arguments reach its
@@ -209,6 +212,13 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
     for name in grid_param.iter().chain(&grid_param_y).chain(&grid_param_z) {
         named.insert(name.clone(), ArgSource::Int(1));
     }
+    let walk_step = source
+        .own_walk
+        .as_ref()
+        .and_then(|w| Some((name_of(Some(w.step_param))?, w.asked)));
+    if let Some((name, asked)) = &walk_step {
+        named.insert(name.clone(), ArgSource::Int(i64::from(*asked)));
+    }
     let bound = launch::bind_by_name(&source.params, &named, "this call")?;
     Ok(bound
         .iter()
@@ -219,6 +229,8 @@ fn slots_for(source: &KernelSource, args: &[(String, ArgKind)]) -> Result<Vec<Sl
                 Slot::GridY
             } else if Some(&b.param) == grid_param_z.as_ref() {
                 Slot::GridZ
+            } else if let Some((_, asked)) = walk_step.as_ref().filter(|(n, _)| *n == b.param) {
+                Slot::WalkStep(*asked)
             } else {
                 let i = args
                     .iter()
@@ -372,6 +384,7 @@ impl Kernel {
                     Slot::GridX => ArgSource::Int(i64::from(grid[0])),
                     Slot::GridY => ArgSource::Int(i64::from(grid[1])),
                     Slot::GridZ => ArgSource::Int(i64::from(grid[2])),
+                    Slot::WalkStep(asked) => ArgSource::Int(i64::from(*asked)),
                 },
             })
             .collect();
@@ -385,7 +398,7 @@ impl Kernel {
             .lock()
             .map_err(|_| LaunchError::new_err("a launch panicked while holding the workspaces"))?;
         let workspace = workspaces.entry((device, stream)).or_default();
-        let cfg = launch::launch_config(&self.source, grid, resident);
+        let cfg = launch::launch_config(&self.source, grid, resident, &bound);
         let args = launch::launch_args(
             &gpu,
             &self.source,

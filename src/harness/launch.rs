@@ -26,21 +26,31 @@ use tawa_ir::interp::ArgValue;
 use tawa_ir::ScalarType;
 use triton_examples::{Case, LaunchArg};
 
-/// The launch geometry of `kernel` asked for `grid` on a device running
-/// `resident` of its programs at once: the grid it starts
-/// ([`KernelSource::launch_grid`]), its threads, shared memory and
-/// clusters ([`KernelSource::launch_cluster`]).
+/// The launch geometry of `kernel` asked for `grid` with arguments
+/// `bound` on a device running `resident` of its programs at once: the
+/// grid it starts ([`KernelSource::launch_grid_for`]), its threads, shared
+/// memory and clusters ([`KernelSource::launch_cluster`]).
 ///
 /// `TAWA_WAVE_BALANCE=0` starts a persistent kernel's `resident` programs
 /// even where fewer walk its tiles in as many waves (the ablation
 /// baseline of [`tawa_backend::codegen::wave_balanced`]); the variable is
 /// read once, at a process's first launch.
-pub fn launch_config(kernel: &KernelSource, grid: [u32; 3], resident: u32) -> LaunchConfig {
+pub fn launch_config(
+    kernel: &KernelSource,
+    grid: [u32; 3],
+    resident: u32,
+    bound: &[BoundArg],
+) -> LaunchConfig {
     static BALANCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     let balance = *BALANCE
         .get_or_init(|| std::env::var("TAWA_WAVE_BALANCE").map_or(true, |v| v.trim() != "0"));
+    // A kernel walking its own tiles counts them from its arguments.
+    let param = |i: usize| match bound.get(i).map(|b| &b.source) {
+        Some(ArgSource::Int(v)) => Some(*v),
+        _ => None,
+    };
     LaunchConfig {
-        grid: kernel.launch_grid_with(grid, resident, balance),
+        grid: kernel.launch_grid_for(grid, resident, balance, &param),
         block: [kernel.num_threads, 1, 1],
         dyn_smem: kernel.dyn_smem_bytes,
         cluster: kernel.launch_cluster(grid, resident),
@@ -112,6 +122,14 @@ pub fn bind_kernel_args(case: &Case, kernel: &KernelSource) -> Result<Vec<BoundA
                 .ok_or("internal: grid parameter out of range")?;
             extra.push((name.name.clone(), ArgSource::Int(case.grid()?[axis] as i64)));
         }
+    }
+    // The walk's step: the source's until `launch_args` knows the launch.
+    if let Some(w) = &kernel.own_walk {
+        let name = kernel
+            .params
+            .get(w.step_param)
+            .ok_or("internal: the walk's step parameter is out of range")?;
+        extra.push((name.name.clone(), ArgSource::Int(i64::from(w.asked))));
     }
     bind_with(case, &kernel.params, extra)
 }
@@ -304,6 +322,14 @@ pub fn launch_args(
     workspaces: &mut Workspaces,
 ) -> Result<Vec<KernelArg>, String> {
     let mut args = kernel_args(bound, address)?;
+    // A kernel walking its own tiles steps by the programs started where
+    // the launch started fewer than the source's step.
+    if let (Some(w), Some(step)) = (&kernel.own_walk, kernel.walk_step(grid, launched)) {
+        let step = i32::try_from(step).map_err(|_| "the walk's step overflows an i32")?;
+        *args
+            .get_mut(w.step_param)
+            .ok_or("internal: the walk's step parameter is out of range")? = KernelArg::I32(step);
+    }
     let workspace = &mut workspaces.tensor_maps;
     if kernel.device_map_workspace > 0 {
         let what = "tensor-map workspace";

@@ -461,7 +461,7 @@ pub fn check_compiled(
         .map_err(|e| launch_err(e.to_string()))?;
     // Tensor-map extents taken from the grid are the grid asked for, the
     // tiles a persistent kernel walks, not the programs it starts.
-    let cfg = launch::launch_config(&compiled.kernel, grid, resident);
+    let cfg = launch::launch_config(&compiled.kernel, grid, resident, &bound);
     let args = device
         .launch_args(gpu, &compiled.kernel, &bound, grid, cfg.grid)
         .map_err(setup)?;

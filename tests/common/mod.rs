@@ -187,6 +187,11 @@ pub type Runner<'r> =
 /// several tiles of a small case's grid).
 const PERSISTENT_PROGRAMS: u32 = 2;
 
+/// Programs a kernel that walks its own tiles is started with on the CPU
+/// when asked for more (its source's step): each then walks tiles the
+/// source gave to other programs.
+const OWN_WALK_PROGRAMS: u32 = 2;
+
 /// Programs a stream-K kernel is started with on the CPU: three, so that
 /// a grid's last tiles (its tiles modulo 3) are shared by two or three
 /// programs, a tile's sums meeting from up to three.
@@ -341,6 +346,19 @@ pub fn run_module_with(
         } else if func.attrs.cluster == 2 {
             grid[0] += grid[0] % 2;
         }
+    }
+    if let Some((name, asked)) = &func.attrs.walk_step {
+        // A kernel walking its own tiles (`tawa_pipeliner::own_walk`)
+        // launched on its step's programs: fewer of them, stepping by
+        // their count, as a launcher may start (every tile walked once).
+        let step = if grid == [*asked, 1, 1] && *asked > OWN_WALK_PROGRAMS {
+            grid[0] = OWN_WALK_PROGRAMS;
+            OWN_WALK_PROGRAMS
+        } else {
+            *asked
+        };
+        names.push(name.clone());
+        args.push(ArgValue::Int(i64::from(step)));
     }
     let params: Vec<&str> = func.params.iter().map(|p| p.name.as_str()).collect();
     if params != names.iter().map(String::as_str).collect::<Vec<_>>() {

@@ -1370,6 +1370,7 @@ impl<'a> Lowerer<'a> {
             cluster_split_k: false,
             stream_k: false,
             occupancy: 1,
+            walk_step: None,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(
