@@ -1059,6 +1059,68 @@ fn persistent_matmul() {
     );
 }
 
+/// The launch contract of the persistent examples' large cases, which walk
+/// their own tiles on `NUM_SMS = 132` programs (`tawa_pipeliner::own_walk`):
+/// launched on exactly 132 programs on 132 SMs, 512 and 2048 tiles start
+/// 128 programs stepping by 128; another grid runs as written.
+#[test]
+fn persistent_examples_walk_their_tiles_wave_balanced() {
+    let mut checked = 0;
+    for name in ["persistent_matmul", "persistent_matmul_clamped"] {
+        let ex = triton_examples::load(name).unwrap();
+        for case in ex
+            .spec
+            .cases
+            .iter()
+            .filter(|c| c.name.starts_with("square_"))
+        {
+            let what = format!("{name}/{}", case.name);
+            let opts = common::compile_options(&ex.spec, case).unwrap();
+            let path = ex.py_path.display().to_string();
+            let source = std::fs::read_to_string(&ex.py_path).unwrap();
+            let module = tawa_frontend::compile(&path, &source, &opts)
+                .unwrap_or_else(|d| panic!("{what}: {}", d.render(false)));
+            let func = common::kernel_function(&module, &ex.spec).unwrap();
+            let kernel = tawa_rs::driver::compile_to_cuda(
+                &path,
+                &source,
+                func,
+                Some(&PipelineOptions::default()),
+                false,
+            )
+            .unwrap_or_else(|f| panic!("{what}: {f:?}"))
+            .source;
+            let walk = kernel
+                .own_walk
+                .as_ref()
+                .unwrap_or_else(|| panic!("{what}: no own walk"));
+            assert!(
+                walk.tiles.is_some(),
+                "{what}: the tile count is no host expression"
+            );
+            let grid = case.grid().unwrap();
+            let args = tawa_rs::harness::launch::bind_kernel_args(case, &kernel).unwrap();
+            let param = |i: usize| match args.get(i).map(|b| &b.source) {
+                Some(tawa_rs::harness::launch::ArgSource::Int(v)) => Some(*v),
+                _ => None,
+            };
+            let launched = kernel.launch_grid_for(grid, 132, true, &param);
+            assert_eq!(grid, [132, 1, 1], "{what}");
+            assert_eq!(launched, [128, 1, 1], "{what}");
+            assert_eq!(kernel.walk_step(grid, launched), Some(128), "{what}");
+            let other = [100, 1, 1];
+            let launched = kernel.launch_grid_for(other, 132, true, &param);
+            assert_eq!(launched, other, "{what}");
+            assert_eq!(kernel.walk_step(other, launched), Some(132), "{what}");
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked, 3,
+        "4096^3 and 8192^3, and the clamped one's 4096^3"
+    );
+}
+
 /// The persistent tutorial's clamp (`tl.where(offs < M, offs, 0)`): the
 /// clamped rows only reach masked stores, as `% M` rows do.
 #[test]

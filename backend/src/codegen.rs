@@ -107,8 +107,11 @@ pub struct OwnWalk {
     pub step_param: usize,
     /// The step the source wrote (its `NUM_SMS`).
     pub asked: u32,
-    /// The tile count `T`, from the kernel's parameters.
-    pub tiles: HostExpr,
+    /// The tile count `T`, from the kernel's parameters (`None`: not a
+    /// host expression after all, and every launch starts the grid
+    /// asked for).
+    #[serde(default)]
+    pub tiles: Option<HostExpr>,
 }
 
 fn one() -> u32 {
@@ -184,7 +187,8 @@ impl KernelSource {
             if grid != [w.asked, 1, 1] || !balance {
                 return grid;
             }
-            let Some(tiles) = w.tiles.eval(param).and_then(|t| u32::try_from(t).ok()) else {
+            let tiles = w.tiles.as_ref().and_then(|t| t.eval(param));
+            let Some(tiles) = tiles.and_then(|t| u32::try_from(t).ok()) else {
                 return grid;
             };
             let most = w.asked.min(resident.max(1));
@@ -467,8 +471,8 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
 /// The launch contract of a kernel that walks its own tiles with the step
 /// a parameter (`FuncAttrs::walk_step`): the parameter, the source's step
 /// and the tile count of the loop that steps by it, as the host computes
-/// it. `None` for other kernels, and where no loop's end is a host
-/// expression (the launcher then starts the grid asked for).
+/// it (where it can; the launcher otherwise starts the grid asked for).
+/// `None` for other kernels.
 fn own_walk(func: &Function, params: &[KernelParam]) -> Option<OwnWalk> {
     let (name, asked) = func.attrs.walk_step.as_ref()?;
     let index = params.iter().position(|p| p.name == *name)?;
@@ -486,7 +490,7 @@ fn own_walk(func: &Function, params: &[KernelParam]) -> Option<OwnWalk> {
     Some(OwnWalk {
         step_param: index,
         asked: *asked,
-        tiles: tiles?,
+        tiles,
     })
 }
 
@@ -746,7 +750,7 @@ mod wave_tests {
         k.own_walk = Some(OwnWalk {
             step_param: 1,
             asked: 132,
-            tiles: HostExpr::Param(0),
+            tiles: Some(HostExpr::Param(0)),
         });
         // (asked, tiles, resident, balance) -> (programs started, step passed).
         for (asked, tiles, resident, balance, want) in [
