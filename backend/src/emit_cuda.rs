@@ -2412,6 +2412,21 @@ impl<'f> Emitter<'f> {
         self.line("}");
     }
 
+    /// The operands (base, shape, strides) of the `make_tensor_desc` that
+    /// `desc_store` `op` of a rank-`rank` tile stores through, where the
+    /// kernel makes it with the innermost stride the constant 1 (its rows
+    /// contiguous); `None` otherwise.
+    fn unit_stride_desc(&self, op: Op, rank: usize) -> Option<&'f [Value]> {
+        let f = self.func;
+        let data = &f.ops[op];
+        let make = f
+            .def_op(data.operands[0])
+            .filter(|&d| matches!(f.ops[d].kind, OpKind::MakeTensorDesc))?;
+        let ops = &f.ops[make].operands;
+        let shaped = ops.len() == 1 + 2 * rank && data.operands.len() == 2 + rank;
+        (shaped && tma_store_lower::constant_int(f, ops[2 * rank]) == Some(1)).then_some(&ops[..])
+    }
+
     /// For a `desc_store` whose vectors nothing proves aligned (a
     /// descriptor over a base pointer loaded from memory, tutorial 08's
     /// TMA kernel) and whose tile lives in an accumulator layout: the
@@ -2429,16 +2444,7 @@ impl<'f> Emitter<'f> {
             return None;
         }
         let rank = shape.len();
-        let make = f
-            .def_op(data.operands[0])
-            .filter(|&d| matches!(f.ops[d].kind, OpKind::MakeTensorDesc))?;
-        let ops = &f.ops[make].operands;
-        if ops.len() != 1 + 2 * rank || data.operands.len() != 2 + rank {
-            return None;
-        }
-        if tma_store_lower::constant_int(f, ops[2 * rank]) != Some(1) {
-            return None;
-        }
+        self.unit_stride_desc(op, rank)?;
         let blocked = crate::layout_assign::default_layout(self.ty(val), self.num_warps)?;
         let (dim, run) = register_run(&blocked, shape)?;
         let w = run.min(16 / eb.max(1));
@@ -2522,19 +2528,9 @@ impl<'f> Emitter<'f> {
         if dim + 1 != rank {
             return 1;
         }
-        let Some(make) = f
-            .def_op(data.operands[0])
-            .filter(|&d| matches!(f.ops[d].kind, OpKind::MakeTensorDesc))
-        else {
+        let Some(ops) = self.unit_stride_desc(op, rank) else {
             return 1;
         };
-        let ops = &f.ops[make].operands;
-        if ops.len() != 1 + 2 * rank || data.operands.len() != 2 + rank {
-            return 1;
-        }
-        if tma_store_lower::constant_int(f, ops[2 * rank]) != Some(1) {
-            return 1;
-        }
         let div = |v: Value| u64::from(self.axis.get(v).divisibility.first().copied().unwrap_or(1));
         let mut v = run.min(16 / eb).max(1);
         while v > 1 {

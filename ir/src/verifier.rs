@@ -235,10 +235,12 @@ impl Verifier<'_> {
                 ),
             );
         }
+        let walk_step = f.attrs.walk_step.as_ref().map(|(name, _)| name.clone());
         for (attr, name) in [
             ("grid_param", &f.attrs.grid_param),
             ("grid_param_y", &f.attrs.grid_param_y),
             ("grid_param_z", &f.attrs.grid_param_z),
+            ("walk_step", &walk_step),
         ] {
             let Some(name) = name else { continue };
             let i32_param = f.params.iter().any(|p| {
@@ -285,14 +287,7 @@ impl Verifier<'_> {
         if f.attrs.stream_k && f.attrs.cluster_split_k {
             self.error(None, "stream_k and cluster_split_k exclude each other");
         }
-        if let Some((name, asked)) = &f.attrs.walk_step {
-            let i32_param = f.params.iter().any(|p| {
-                p.name == *name
-                    && f.values[p.value].ty == Type::Scalar(Elem::Scalar(ScalarType::I32))
-            });
-            if !i32_param {
-                self.error(None, format!("walk_step `{name}` is not an i32 parameter"));
-            }
+        if let Some((_, asked)) = &f.attrs.walk_step {
             if *asked == 0 {
                 self.error(None, "walk_asked = 0: a walk steps by at least 1");
             }
