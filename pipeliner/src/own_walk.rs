@@ -27,17 +27,39 @@
 //! writes memory and nothing follows it, and the kernel never reads its
 //! program count. The tile count `T` must be an integer the host can
 //! compute (`tawa_ir::host_expr`), for the launcher to count waves.
+//!
+//! One carried value is allowed, because tutorial 09 writes it: a second
+//! tile counter in lockstep with the loop's, for the epilogue,
+//!
+//! ```text
+//! tile_id_c = start_pid - NUM_SMS
+//! for tile_id in range(start_pid, num_tiles, NUM_SMS):
+//!     ...
+//!     tile_id_c += NUM_SMS
+//! ```
+//!
+//! A value that starts at `pid + a` (`a` a constant) and grows by the
+//! loop's constant step each iteration is `t + a` at the start of
+//! iteration `t`, whatever the step; so it is first rewritten as that and
+//! dropped from the loop (`dce`), which leaves a walk that carries nothing.
 
 use tawa_ir::function::ParamHints;
-use tawa_ir::{ConstValue, Elem, Function, OpKind, ScalarType, Type};
+use tawa_ir::{BinaryOp, ConstValue, Elem, Function, Op, OpKind, ScalarType, Type, Value};
 
 /// The parameter that receives the walk's step.
 pub const WALK_STEP_PARAM: &str = "tw_walk_step";
 
 /// Makes the step of the loop through which `func` walks its own tiles
 /// the parameter [`WALK_STEP_PARAM`] (module docs); returns the step the
-/// source wrote, or why not.
+/// source wrote, or why not (leaving `func` unchanged).
 pub fn own_walk(func: &mut Function) -> Result<u32, String> {
+    let mut walked = func.clone();
+    let asked = walk_by_parameter(&mut walked)?;
+    *func = walked;
+    Ok(asked)
+}
+
+fn walk_by_parameter(func: &mut Function) -> Result<u32, String> {
     if func.attrs.grid_param.is_some() || func.attrs.walk_step.is_some() {
         return Err("the kernel's launch contract walks its tiles already".into());
     }
@@ -69,6 +91,14 @@ pub fn own_walk(func: &mut Function) -> Result<u32, String> {
         return Err("no loop of the kernel's body starts at the program id".into());
     };
     let the_loop = ops[at];
+    if drop_lockstep_counters(func, the_loop, pid) {
+        tawa_ir::dce::eliminate_dead_code(func);
+    }
+    let ops = func.blocks[body].ops.clone();
+    let at = ops
+        .iter()
+        .position(|&o| o == the_loop)
+        .expect("the tile loop stays");
     let data = &func.ops[the_loop];
     if data.operands.len() != 3 || !data.results.is_empty() {
         return Err("the tile loop carries values from one tile to the next".into());
@@ -109,6 +139,73 @@ pub fn own_walk(func: &mut Function) -> Result<u32, String> {
     func.ops[the_loop].operands[2] = param;
     func.attrs.walk_step = Some((WALK_STEP_PARAM.into(), asked));
     Ok(asked)
+}
+
+/// Rewrites each value `the_loop` carries that starts at `pid + a` and
+/// grows by the loop's constant step as `t + a` from the loop's induction
+/// variable `t` (module docs), leaving the carried value unused for `dce`;
+/// returns whether any was.
+fn drop_lockstep_counters(func: &mut Function, the_loop: Op, pid: Value) -> bool {
+    let data = &func.ops[the_loop];
+    let Some(step) = crate::const_int(func, data.operands[2]) else {
+        return false;
+    };
+    let body = data.regions[0];
+    let (iv, args) = (
+        func.blocks[body].args[0],
+        func.blocks[body].args[1..].to_vec(),
+    );
+    let Some(&yield_op) = func.blocks[body].ops.last() else {
+        return false;
+    };
+    let mut rewritten = false;
+    for (j, &arg) in args.iter().enumerate() {
+        let data = &func.ops[the_loop];
+        let (init, result) = (data.operands[3 + j], data.results[j]);
+        let next = func.ops[yield_op].operands[j];
+        let Some(offset) = pid_plus_constant(func, init, pid) else {
+            continue;
+        };
+        let grows_by_step = func.def_op(next).is_some_and(|d| {
+            let d = &func.ops[d];
+            matches!(d.kind, OpKind::Binary(BinaryOp::Add))
+                && matches!(d.operands[..], [x, c] | [c, x]
+                    if x == arg && crate::const_int(func, c) == Some(step))
+        });
+        if !grows_by_step || count_uses(func, result) != 0 || func.ty(arg) != func.ty(iv) {
+            continue;
+        }
+        let counter = if offset == 0 {
+            iv
+        } else {
+            let (ty, loc) = (func.ty(iv).clone(), func.ops[the_loop].loc);
+            let a = OpKind::Constant(ConstValue::Int(offset));
+            let a = func.insert_value(body, 0, a, vec![], ty.clone(), loc);
+            func.insert_value(body, 1, OpKind::Binary(BinaryOp::Add), vec![iv, a], ty, loc)
+        };
+        if let Some(name) = func.values[arg].name.clone() {
+            func.set_name(counter, name);
+        }
+        func.replace_uses(arg, counter, &[]);
+        rewritten = true;
+    }
+    rewritten
+}
+
+/// `a` where `v` is `pid`, `pid + a` or `pid - c` (`a = -c`) with a
+/// constant `a` or `c`.
+fn pid_plus_constant(func: &Function, v: Value, pid: Value) -> Option<i64> {
+    if v == pid {
+        return Some(0);
+    }
+    let d = &func.ops[func.def_op(v)?];
+    match (&d.kind, &d.operands[..]) {
+        (OpKind::Binary(BinaryOp::Add), &[x, c] | &[c, x]) if x == pid => crate::const_int(func, c),
+        (OpKind::Binary(BinaryOp::Sub), &[x, c]) if x == pid => {
+            crate::const_int(func, c)?.checked_neg()
+        }
+        _ => None,
+    }
 }
 
 /// How many operands of the ops of `func` (its regions' too) are `v`.
@@ -155,6 +252,42 @@ mod tests {
         assert_eq!(print_function(&parse_function(&text).unwrap()), text);
     }
 
+    /// Tutorial 09's second tile counter: `c = pid - 4` carried and
+    /// advanced by 4 is `t - 4` at the start of tile `t`.
+    const LOCKSTEP: &str = "  %x = program_id x : i32\n  %c0 = constant 0 : i32\n  \
+         %c1 = constant 1 : i32\n  %c4 = constant 4 : i32\n  %c = sub %x, %c4 : i32\n  \
+         %cl = for %t: i32 = %x to %n step %c4 iter_args(%ci: i32 = %c) -> (i32) {\n    \
+         %cn = add %ci, %c4 : i32\n    %q = addptr %p, %cn : ptr<i32>\n    \
+         store %q, %t\n    yield %cn\n  }\n";
+
+    #[test]
+    fn a_counter_in_lockstep_becomes_the_tile() {
+        let mut f = kernel(LOCKSTEP);
+        assert_eq!(own_walk(&mut f), Ok(4));
+        verify_function(&f).unwrap();
+        let text = print_function(&f);
+        assert!(text.contains("step %tw_walk_step {"), "{text}");
+        assert!(!text.contains("iter_args"), "{text}");
+        // The counter reads `t + (-4)`, then adds 4.
+        assert!(text.contains("constant -4 : i32"), "{text}");
+        // On the CPU, 3 programs stepping by 3 store what the source's
+        // 4 programs store: p[t] = t for each of the 10 tiles.
+        use tawa_ir::interp::{run_grid, ArgValue, InterpOptions, Memory};
+        let tiles = 10;
+        for (func, programs) in [(kernel(LOCKSTEP), 4), (f, 3)] {
+            let mut mem = Memory::new();
+            let buf = mem.alloc(ScalarType::I32, tiles);
+            let mut args = vec![ArgValue::Ptr(buf.base), ArgValue::Int(tiles as i64)];
+            if func.params.len() == 3 {
+                args.push(ArgValue::Int(programs));
+            }
+            let grid = [programs as u32, 1, 1];
+            run_grid(&func, &args, grid, &mut mem, &InterpOptions::default()).unwrap();
+            let want: Vec<f64> = (0..tiles).map(|t| t as f64).collect();
+            assert_eq!(mem.read_f64(&buf), want, "{programs} programs");
+        }
+    }
+
     #[test]
     fn walks_that_depend_on_more_than_the_tile_stay() {
         for (what, body, why) in [
@@ -177,6 +310,16 @@ mod tests {
                 "the program count",
                 format!("  %np = num_programs x : i32\n{WALK}"),
                 "program count",
+            ),
+            (
+                "a counter not in lockstep with the tiles",
+                LOCKSTEP.replace("%cn = add %ci, %c4", "%cn = add %ci, %c1"),
+                "carries values",
+            ),
+            (
+                "a counter that does not start at the program id",
+                LOCKSTEP.replace("%c = sub %x, %c4", "%c = sub %n, %c4"),
+                "carries values",
             ),
         ] {
             let mut f = kernel(&body);
