@@ -33,17 +33,20 @@
 //! 128x256x128 dot an iteration. The dot's WGMMAs run in the same K
 //! order into the same accumulator, so the sums are the same.
 //!
-//! When the trip count is odd, the last iteration's box reaches `f - 1`
-//! steps past the loop's end. That is only right where those steps lie
-//! past the tensor's extent along K, where TMA reads zeros in both
-//! operands (products of zeros add nothing to the accumulator; the odd
-//! step's tensor-core work is spent on them): a ring merges only when the
-//! loop runs from 0 by 1 up to `cdiv(E, W)` with `E` the extent along K
-//! of every copy's tensor and `W` the K of a tile, and each copy's K
-//! coordinate is `W * %kt`, or from 0 by `W` up to `E` with the
-//! coordinate `%k` (`range(0, K, BLOCK_K)`); a loop over part of K, as
-//! split-K's, would read the next part's values, and one up to `K //
-//! BLOCK_K` the remainder's. The ring must qualify as for [`crate::slot_split`] (one
+//! When the trip count `t` is not a multiple of `f`, the merged loops
+//! start `p = (f - t % f) % f` steps early, at step `-p` (`range(-p, t,
+//! f)`: as many iterations as `cdiv(t, f)`), so that the first box reaches
+//! `p` steps before K's start. TMA reads those as zeros in both operands
+//! (coordinates are signed; the full box still counts toward the slot's
+//! bytes), and products of zeros add nothing to the accumulator: the
+//! spare steps' tensor-core work is spent on them. Starting early, not
+//! running past the end, keeps this right whatever the loop's bound: a
+//! loop up to `K // BLOCK_K`, or over a `K` that is not the descriptor's
+//! extent (tutorial 09's host descriptors), would read values inside the
+//! tensor past its end. The loops must run from 0 by 1 with each copy's
+//! K coordinate `W * %kt` (`W` the K of its tile), or from 0 by `W` with
+//! the coordinate `%k` (`range(0, K, BLOCK_K)`).
+//! The ring must qualify as for [`crate::slot_split`] (one
 //! put in a loop, its tiles straight from TMA copies; one get and release
 //! in another, its tiles read only by dots), the loops may carry nothing
 //! but the slot counter (and the consumer's accumulators), the consumer's
@@ -280,29 +283,6 @@ fn is_int(func: &Function, v: Value) -> bool {
     func.ty(v).scalar_type().is_some_and(|s| s.is_int()) && func.ty(v).shape().is_empty()
 }
 
-/// Whether `v` is `cdiv(e, w)`, written `(e + (w - 1)) / w`, for the
-/// value `e` (looked through with [`strip`]).
-fn is_cdiv(func: &Function, v: Value, e: Value, w: i64) -> bool {
-    let Some(div) = func.def_op(strip(func, v)) else {
-        return false;
-    };
-    let div = &func.ops[div];
-    if !matches!(div.kind, OpKind::Binary(BinaryOp::IDiv))
-        || crate::const_int(func, div.operands[1]) != Some(w)
-    {
-        return false;
-    }
-    let Some(add) = func.def_op(div.operands[0]) else {
-        return false;
-    };
-    let add = &func.ops[add];
-    matches!(add.kind, OpKind::Binary(BinaryOp::Add))
-        && ((strip(func, add.operands[0]) == e
-            && crate::const_int(func, add.operands[1]) == Some(w - 1))
-            || (strip(func, add.operands[1]) == e
-                && crate::const_int(func, add.operands[0]) == Some(w - 1)))
-}
-
 /// Whether `coord` is `w * %iv` (either order, casts looked through).
 fn is_scaled_iv(func: &Function, coord: Value, iv: Value, w: i64) -> bool {
     let Some(mul) = func.def_op(coord) else {
@@ -326,38 +306,23 @@ enum LoopForm {
     Offsets,
 }
 
-/// The form of `the_loop` (a ring's producer or consumer loop) if it runs
-/// over all of every copy's K extent `E`, one tile `W` a step, from 0:
-/// the premise of merging an odd trip count's last step past the tensor.
+/// The form of `the_loop` (a ring's producer or consumer loop): from 0
+/// by 1, or by the K `W` of every copied tile.
 fn loop_form(
     func: &Function,
     the_loop: Op,
-    copies: &[(Op, usize, Value, i64)],
+    copies: &[(Op, usize, i64)],
 ) -> Result<LoopForm, String> {
-    let [lb, ub, step] = [0, 1, 2].map(|i| func.ops[the_loop].operands[i]);
+    let [lb, step] = [0, 2].map(|i| func.ops[the_loop].operands[i]);
     if crate::const_int(func, lb) != Some(0) {
         return Err("a loop does not start at 0".into());
     }
-    let over_k = match crate::const_int(func, step) {
-        Some(1) => copies.iter().all(|&(_, _, e, w)| is_cdiv(func, ub, e, w)),
-        Some(s) => copies
-            .iter()
-            .all(|&(_, _, e, w)| s == w && strip(func, ub) == e),
-        None => return Err("a loop's step is not a constant".into()),
-    };
-    if !over_k {
-        return Err(
-            "the loop does not run over the K extent of every copied tensor one tile a step \
-             (0 to cdiv(extent, tile K) by 1, or 0 to extent by tile K), so a merged step \
-             past its end might read values inside the tensor"
-                .into(),
-        );
+    match crate::const_int(func, step) {
+        Some(1) => Ok(LoopForm::Tiles),
+        Some(s) if copies.iter().all(|&(_, _, w)| s == w) => Ok(LoopForm::Offsets),
+        Some(_) => Err("a loop's step is neither 1 nor the K of every copied tile".into()),
+        None => Err("a loop's step is not a constant".into()),
     }
-    Ok(if crate::const_int(func, step) == Some(1) {
-        LoopForm::Tiles
-    } else {
-        LoopForm::Offsets
-    })
 }
 
 /// Whether the ring's loops and copies allow merging `steps` K steps a
@@ -366,27 +331,17 @@ fn check_merge(func: &Function, c: &Candidate) -> Result<(), String> {
     let Type::Aref { buffers, .. } = func.ty(c.ring) else {
         return Err("internal: not an aref".into());
     };
-    // Per copy: the tensor's extent along K (make_tensor_desc's operands
-    // are the base, the shape, the strides) and the tile's K.
-    let copies: Vec<(Op, usize, Value, i64)> = c
+    // Per copy: its descriptor axis along K and the tile's K.
+    let copies: Vec<(Op, usize, i64)> = c
         .buffers
         .iter()
         .zip(buffers)
-        .map(|(&(axis, load, desc_axis), ty)| {
-            let made = func
-                .def_op(func.ops[load].operands[0])
-                .expect("a kernel-built descriptor");
-            let extent = strip(func, func.ops[made].operands[1 + desc_axis]);
-            (load, desc_axis, extent, i64::from(ty.shape()[axis]))
-        })
+        .map(|(&(axis, load, desc_axis), ty)| (load, desc_axis, i64::from(ty.shape()[axis])))
         .collect();
-    // Both loops over all of K, one tile a step, from 0.
-    let mut producer_form = LoopForm::Tiles;
-    for the_loop in [c.producer_loop, c.consumer_loop] {
-        let form = loop_form(func, the_loop, &copies)?;
-        if the_loop == c.producer_loop {
-            producer_form = form;
-        }
+    // Both loops from 0, one tile a step.
+    let producer_form = loop_form(func, c.producer_loop, &copies)?;
+    if loop_form(func, c.consumer_loop, &copies)? != producer_form {
+        return Err("the producer's and the consumer's loops step differently".into());
     }
     // The K coordinate of each copy is W * %kt (or %k), and nothing else
     // the producer computes depends on it.
@@ -398,7 +353,7 @@ fn check_merge(func: &Function, c: &Candidate) -> Result<(), String> {
             on_iv.extend(func.ops[op].results.iter().copied());
         }
     }
-    for &(load, desc_axis, _, w) in &copies {
+    for &(load, desc_axis, w) in &copies {
         let coords = &func.ops[load].operands[1..];
         let k = coords[desc_axis];
         match producer_form {
@@ -511,18 +466,42 @@ fn apply(func: &mut Function, c: &Candidate, steps: u32, slots: u32) {
     for the_loop in [c.producer_loop, c.consumer_loop] {
         let parent = func.block_of(the_loop).expect("placed");
         let at = crate::mma_pipeline::position(func, parent, the_loop);
-        let step = func.ops[the_loop].operands[2];
+        let [ub, step] = [1, 2].map(|i| func.ops[the_loop].operands[i]);
         let old = crate::const_int(func, step).expect("checked: a constant step");
         let ty = func.ty(step).clone();
         let loc = func.ops[the_loop].loc;
-        let new_step = func.insert_value(
-            parent,
-            at,
-            crate::slot_split::int(old * i64::from(steps)),
-            vec![],
-            ty,
-            loc,
-        );
+        let mut at = at;
+        let mut before = |func: &mut Function, kind: OpKind, operands: Vec<Value>| {
+            let v = func.insert_value(parent, at, kind, operands, ty.clone(), loc);
+            at += 1;
+            v
+        };
+        let int = |c: i64| crate::slot_split::int(c);
+        let bin = |b: BinaryOp| OpKind::Binary(b);
+        let new_step = before(func, int(old * i64::from(steps)), vec![]);
+        // The trip count t (cdiv(ub, W) in steps of W), and the loop's
+        // early start -p * step with p = (f - t % f) % f (module docs).
+        let trips = if old == 1 {
+            ub
+        } else {
+            let w_less_1 = before(func, int(old - 1), vec![]);
+            let w = before(func, int(old), vec![]);
+            let up = before(func, bin(BinaryOp::Add), vec![ub, w_less_1]);
+            before(func, bin(BinaryOp::IDiv), vec![up, w])
+        };
+        let f = before(func, int(i64::from(steps)), vec![]);
+        let rem = before(func, bin(BinaryOp::Rem), vec![trips, f]);
+        let short = before(func, bin(BinaryOp::Sub), vec![f, rem]);
+        let pad = before(func, bin(BinaryOp::Rem), vec![short, f]);
+        let pad = if old == 1 {
+            pad
+        } else {
+            let w = before(func, int(old), vec![]);
+            before(func, bin(BinaryOp::Mul), vec![pad, w])
+        };
+        let zero = before(func, int(0), vec![]);
+        let start = before(func, bin(BinaryOp::Sub), vec![zero, pad]);
+        func.ops[the_loop].operands[0] = start;
         func.ops[the_loop].operands[2] = new_step;
     }
 }
