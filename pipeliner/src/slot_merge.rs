@@ -45,8 +45,8 @@
 //! extent (tutorial 09's host descriptors), would read values inside the
 //! tensor past its end. The loops must run from 0 by 1 with each copy's
 //! K coordinate `W * %kt` (`W` the K of its tile), or from 0 by `W` with
-//! the coordinate `%k` (`range(0, K, BLOCK_K)`).
-//! The ring must qualify as for [`crate::slot_split`] (one
+//! the coordinate `%k` (`range(0, K, BLOCK_K)`). The ring must qualify
+//! as for [`crate::slot_split`] (one
 //! put in a loop, its tiles straight from TMA copies; one get and release
 //! in another, its tiles read only by dots), the loops may carry nothing
 //! but the slot counter (and the consumer's accumulators), the consumer's
@@ -481,23 +481,22 @@ fn apply(func: &mut Function, c: &Candidate, steps: u32, slots: u32) {
         let new_step = before(func, int(old * i64::from(steps)), vec![]);
         // The trip count t (cdiv(ub, W) in steps of W), and the loop's
         // early start -p * step with p = (f - t % f) % f (module docs).
-        let trips = if old == 1 {
-            ub
-        } else {
-            let w_less_1 = before(func, int(old - 1), vec![]);
-            let w = before(func, int(old), vec![]);
-            let up = before(func, bin(BinaryOp::Add), vec![ub, w_less_1]);
-            before(func, bin(BinaryOp::IDiv), vec![up, w])
+        let w = (old != 1).then(|| before(func, int(old), vec![]));
+        let trips = match w {
+            None => ub,
+            Some(w) => {
+                let w_less_1 = before(func, int(old - 1), vec![]);
+                let up = before(func, bin(BinaryOp::Add), vec![ub, w_less_1]);
+                before(func, bin(BinaryOp::IDiv), vec![up, w])
+            }
         };
         let f = before(func, int(i64::from(steps)), vec![]);
         let rem = before(func, bin(BinaryOp::Rem), vec![trips, f]);
         let short = before(func, bin(BinaryOp::Sub), vec![f, rem]);
         let pad = before(func, bin(BinaryOp::Rem), vec![short, f]);
-        let pad = if old == 1 {
-            pad
-        } else {
-            let w = before(func, int(old), vec![]);
-            before(func, bin(BinaryOp::Mul), vec![pad, w])
+        let pad = match w {
+            None => pad,
+            Some(w) => before(func, bin(BinaryOp::Mul), vec![pad, w]),
         };
         let zero = before(func, int(0), vec![]);
         let start = before(func, bin(BinaryOp::Sub), vec![zero, pad]);
