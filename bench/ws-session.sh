@@ -79,7 +79,8 @@ fi
 if [ "${PYTHON:-1}" = 1 ]; then
   if [ -d "${TAWA_UPSTREAM_DIR:-$PWD/upstream}" ]; then
     echo "== python drop-in (details in $out/python/)" >> "$log"
-    BENCH=0 bash bench/python-session.sh "$out/python" >> "$log" 2>&1
+    # SUITE here is the GPU suite's switch, not the drop-in's tutorials.
+    SUITE=1 BENCH=0 bash bench/python-session.sh "$out/python" >> "$log" 2>&1
     status "python rc=$?"
   else
     status "python skipped: no tutorials in ${TAWA_UPSTREAM_DIR:-$PWD/upstream}"
