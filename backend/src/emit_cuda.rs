@@ -2336,18 +2336,19 @@ impl<'f> Emitter<'f> {
         let data = &f.ops[op];
         let val = data.operands[1];
         let shape = self.ty(val).shape().to_vec();
-        let mut layout = self.store_layout(val);
+        let home = self.store_layout(val);
         let eb = self.scalar_of(val).byte_size().max(1);
-        let mut v = self.desc_store_width(op, &layout, &shape, eb);
+        let v = self.desc_store_width(op, &home, &shape, eb);
+        // Nothing proves vectors aligned: the blocked layout, its vectors
+        // checked at run time.
         let checked = if v == 1 {
             self.desc_store_checked(op, &shape, eb)
         } else {
             None
         };
-        if let Some((blocked, _)) = &checked {
-            layout = blocked.clone();
-            v = 1;
-        }
+        let layout = checked
+            .as_ref()
+            .map_or(home, |(blocked, _)| blocked.clone());
         let regs = layout.regs_per_thread(&shape);
         let desc = self.bundle(data.operands[0])?;
         let offs: Vec<String> = data.operands[2..]

@@ -115,7 +115,7 @@ fn walk_by_parameter(func: &mut Function) -> Result<u32, String> {
             _ => None,
         })
         .ok_or("the tile loop's step is not a positive constant")?;
-    let uses = count_uses(func, pid);
+    let uses = crate::value_uses(func, pid).len();
     if uses != 1 {
         return Err("the program id reaches more than the tile loop's start".into());
     }
@@ -172,7 +172,10 @@ fn drop_lockstep_counters(func: &mut Function, the_loop: Op, pid: Value) -> bool
                 && matches!(d.operands[..], [x, c] | [c, x]
                     if x == arg && crate::const_int(func, c) == Some(step))
         });
-        if !grows_by_step || count_uses(func, result) != 0 || func.ty(arg) != func.ty(iv) {
+        if !grows_by_step
+            || !crate::value_uses(func, result).is_empty()
+            || func.ty(arg) != func.ty(iv)
+        {
             continue;
         }
         let counter = if offset == 0 {
@@ -206,15 +209,6 @@ fn pid_plus_constant(func: &Function, v: Value, pid: Value) -> Option<i64> {
         }
         _ => None,
     }
-}
-
-/// How many operands of the ops of `func` (its regions' too) are `v`.
-fn count_uses(func: &Function, v: tawa_ir::Value) -> usize {
-    let mut n = 0;
-    func.walk(&mut |op| {
-        n += func.ops[op].operands.iter().filter(|&&o| o == v).count();
-    });
-    n
 }
 
 #[cfg(test)]

@@ -476,7 +476,7 @@ fn apply(func: &mut Function, c: &Candidate, steps: u32, slots: u32) {
             at += 1;
             v
         };
-        let int = |c: i64| crate::slot_split::int(c);
+        let int = crate::slot_split::int;
         let bin = |b: BinaryOp| OpKind::Binary(b);
         let new_step = before(func, int(old * i64::from(steps)), vec![]);
         // The trip count t (cdiv(ub, W) in steps of W), and the loop's
