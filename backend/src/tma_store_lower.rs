@@ -9,16 +9,22 @@
 //!   side, each box's rows `w` bytes apart with the `w`-byte swizzle
 //!   (`tw_swz`, the layout TMA loads write). No padding: the swizzle is
 //!   what keeps the accumulator layout's writes off each other's banks.
-//!   A tile larger than the staged store's budget (`STAGING_BYTES`, the
-//!   rest of shared memory goes to the rings) goes in bands of columns,
-//!   whole boxes each, so that every warp of an accumulator layout (whose
-//!   warps split the rows) writes in every band; two band buffers
-//!   alternate where two fit, so that the copy engine reads one band while
-//!   the warps write the next.
+//!   A tile of two boxes or more goes in bands of columns, whole boxes
+//!   each, so that every warp of an accumulator layout (whose warps
+//!   split the rows) writes in every band, through two band buffers in
+//!   turn within the staged store's budget (`STAGING_BYTES`, the rest of
+//!   shared memory goes to the rings): the copy engine reads one band
+//!   while the warps write the next, even where the whole tile would fit
+//!   one buffer. A tile whose one box (or band) only fits alone goes
+//!   through one buffer.
 //! - **Order.** Per band: the issuing thread (thread 0 of the partition,
 //!   or of the CTA in a plain kernel) waits until its earlier stores have
-//!   read the band's buffer (`cp.async.bulk.wait_group.read`: 0 pending
-//!   at a store's first band, 1 — the other buffer's — at the next), a
+//!   read the band's buffer (`cp.async.bulk.wait_group.read`: 1 pending,
+//!   the other buffer's, after a store's first band; at the first, 0,
+//!   unless every TMA store of the kernel has the shape of this one with
+//!   an even number of bands, so that the last store's last band used the
+//!   other buffer: a subtiled epilogue's second half then waits only for
+//!   the first half's first band), a
 //!   barrier, every thread writes its registers of the band and makes the
 //!   writes visible to the async proxy (`fence.proxy.async.shared::cta`),
 //!   a barrier, then the issuing thread issues the band's boxes
@@ -105,9 +111,14 @@ pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, Str
             .rev()
             .find(|k| boxes % k == 0 && buffers * k * box_size <= STAGING_BYTES)
     };
-    let (buffers, k) = if boxes * box_size <= STAGING_BYTES {
-        (1, boxes)
-    } else if let Some(k) = per_band(2) {
+    // Two buffers wherever the tile has two boxes or more, even where the
+    // whole tile would fit one: the warps then write a band while the
+    // copy engine reads the last, and a store following another (a
+    // subtiled epilogue's halves) waits only for the reads of its first
+    // band's buffer, not of the whole last tile (on the H100, tutorial
+    // 09's subtiled 128x256 epilogue stored its two 128x128 halves in
+    // turn through one buffer, 2% behind the unsplit tile).
+    let (buffers, k) = if let Some(k) = per_band(2).filter(|&k| boxes / k >= 2) {
         (2, k)
     } else if let Some(k) = per_band(1) {
         (1, k)
@@ -328,13 +339,19 @@ impl Emitter<'_> {
         };
         self.line(format!("const unsigned buf = {buf};"));
         // The buffer is free once the issuing thread's earlier stores
-        // have read it: all of them at a store's first band (the last
-        // store may have left either buffer in use), all but the last
-        // one (the other buffer's) after.
+        // have read it: all but the last (the other buffer's) after a
+        // store's first band; at the first, all of them, unless every
+        // TMA store of the kernel is of this shape with an even number
+        // of bands, so that each store's last band used the other buffer.
         let wait = |n: u32| {
             format!("asm volatile(\"cp.async.bulk.wait_group.read {n};\" ::: \"memory\");")
         };
-        if shape.buffers == 2 {
+        let paired = shape.buffers == 2
+            && shape.bands % 2 == 0
+            && self.tma_store_ops.iter().all(|(_, s)| *s == shape);
+        if paired {
+            self.line(format!("if (tid == 0) {}", wait(1)));
+        } else if shape.buffers == 2 {
             self.line(format!(
                 "if (tid == 0) {{\n  if (band == 0) {}\n  else {}\n}}",
                 wait(0),
