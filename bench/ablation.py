@@ -39,7 +39,9 @@ and CTA pairs that split each tile's K loop (`--cluster-split-k`: the
 defaults where the grid fills more than half the GPU, as a large case's
 does); and the tiles past the last whole wave shared by all programs
 (`--stream-k`: the defaults where the programs walk the tiles in whole
-waves); and the persistent launch on one program a resident block
+waves); and each tile stored after the next tile's first WGMMA group
+has issued (`--epilogue-overlap`: the defaults where the K loop keeps
+groups in flight, as a one-warpgroup consumer's does); and the persistent launch on one program a resident block
 instead of as few as walk the tiles in as many waves
 (`TAWA_WAVE_BALANCE=0`: a point's `NAME=VALUE` words are its
 environment, not flags).
@@ -81,6 +83,7 @@ POINTS = [
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
     ("ws-cluster-split-k", "ws, CTA pairs split K", ["--cluster-split-k"]),
     ("ws-stream-k", "ws, stream-K last wave", ["--stream-k"]),
+    ("ws-epilogue-overlap", "ws, epilogue overlap", ["--epilogue-overlap"]),
     ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
 ]
 

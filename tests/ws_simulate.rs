@@ -483,6 +483,75 @@ fn upstream_tutorials_tile_pingpong_on_the_simulator() {
     );
 }
 
+/// `--epilogue-overlap` (`tawa_pipeliner::epilogue_overlap`) on the
+/// simulator: each tile's stores deferred into the next iteration of the
+/// tile loop, after its first async dot (the K loop's first iteration
+/// peeled), and the last tile's after the loop. The GEMM examples' small
+/// cases at aref depths 1 to 4 with no WGMMA group in flight (the pass
+/// leaves MMA-pipelined loops alone), persistent so that the programs
+/// walk several tiles: bytes equal to the plain interpreter's, no
+/// deadlock, and the pass applied to exactly these cases (one and two
+/// consumer warpgroups, the dual GEMM's two dots, the subtiled
+/// epilogue's two stores; not a descriptor made in the tile loop, nor
+/// the row reduction's element-wise store).
+#[test]
+fn epilogue_overlap() {
+    let mut applied = Vec::new();
+    for name in [
+        "matmul",
+        "matmul_descriptor",
+        "matmul_subtiled_epilogue",
+        "persistent_matmul",
+        "geglu_dual_gemm",
+        "linear",
+        "gemm_row_reduce",
+    ] {
+        let ex = triton_examples::load(name).unwrap();
+        applied.extend(check_epilogue_overlap(&ex, &small_cases(&ex)));
+    }
+    assert_eq!(
+        applied,
+        [
+            "matmul/ragged_100",
+            "matmul/leaky_relu_ragged_tma",
+            "matmul/bf16_ragged_tma",
+            "matmul/tiles_128x256_ragged_odd_k",
+            "matmul/tiles_128x128_8_warps_ragged_odd_k",
+            "matmul_subtiled_epilogue/ragged_100x90",
+            "persistent_matmul/ragged_tma_few_programs",
+            "persistent_matmul/ragged_tma_own_walk",
+            "geglu_dual_gemm/ragged_100",
+            "linear/ragged",
+            "linear/k_tail_8_warps",
+            "linear/tiles_128x256_ragged_odd_k",
+        ]
+    );
+}
+
+/// Tutorial 09's persistent kernels with `--epilogue-overlap`: the TMA
+/// one whole and subtiled (two stores a tile), the device-descriptor one.
+#[test]
+#[ignore = "needs the upstream Triton tutorials: TAWA_UPSTREAM_DIR=DIR cargo test --test ws_simulate -- --ignored"]
+fn upstream_tutorials_epilogue_overlap_on_the_simulator() {
+    let mut applied = Vec::new();
+    for stem in [
+        "03-matrix-multiplication",
+        "09-persistent-matmul--tma-persistent",
+        "09-persistent-matmul--descriptor",
+    ] {
+        let ex = upstream_example(stem);
+        applied.extend(check_epilogue_overlap(&ex, &small_cases(&ex)));
+    }
+    assert_eq!(
+        applied,
+        [
+            "03-matrix-multiplication/ragged_100",
+            "09-persistent-matmul--tma-persistent/ragged_few_programs",
+            "09-persistent-matmul--tma-persistent/ragged_subtiled",
+        ]
+    );
+}
+
 fn small_cases(ex: &triton_examples::Example) -> Vec<triton_examples::Case> {
     ex.spec
         .cases
@@ -493,54 +562,110 @@ fn small_cases(ex: &triton_examples::Example) -> Vec<triton_examples::Case> {
 }
 
 /// Simulates `cases` of `ex` with tile ping-pong at aref depths 1 to 4
-/// and 0 and 1 WGMMA groups in flight; the cases it applied to (at every
-/// depth, or the check fails).
+/// and 0 and 1 WGMMA groups in flight; the cases it applied to (three
+/// partitions: two consumers), at every depth or the check fails.
 fn check_tile_pingpong(
     ex: &triton_examples::Example,
     cases: &[triton_examples::Case],
 ) -> Vec<String> {
-    let mut applied = Vec::new();
-    for case in cases {
-        let what = format!("{}/{}", ex.name, case.name);
-        let (module, plain, expected) = plain_run(ex, case, &what);
-        let mut split_at = Vec::new();
-        for (depth, mma_depth) in (1..=4).flat_map(|d| [(d, 0), (d, 1)]) {
-            let how = format!("{what} (tile ping-pong, depth {depth}, mma depth {mma_depth})");
+    let runs = (1..=4).flat_map(|depth| {
+        [0, 1].map(|mma_depth| {
             let opts = PipelineOptions {
                 aref_depth: Some(depth),
                 mma_depth: Some(mma_depth),
                 tile_pingpong: true,
                 ..PipelineOptions::default()
             };
-            let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, &opts)
-                .unwrap_or_else(|e| panic!("{how}: {e}"))
-                .map(|s| s.func)
-            else {
-                continue;
-            };
-            if let Err(errors) = verify_function(&ws) {
-                let text = tawa_ir::print_function(&ws);
-                panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
-            }
+            (
+                depth,
+                format!("tile ping-pong, depth {depth}, mma depth {mma_depth}"),
+                opts,
+            )
+        })
+    });
+    check_applied(
+        ex,
+        cases,
+        "tile ping-pong",
+        &runs.collect::<Vec<_>>(),
+        |ws| {
             let mut partitions = 0;
-            ws.walk(&mut |op| {
-                if let OpKind::WarpSpecialize { partitions: p } = &ws.ops[op].kind {
+            ws.func.walk(&mut |op| {
+                if let OpKind::WarpSpecialize { partitions: p } = &ws.func.ops[op].kind {
                     partitions = p.len();
                 }
             });
-            if partitions == 3 {
-                split_at.push(depth);
+            partitions == 3
+        },
+    )
+}
+
+/// Simulates `cases` of `ex` with the epilogue overlap at aref depths 1
+/// to 4 (no group in flight); the cases it applied to, at every depth or
+/// the check fails.
+fn check_epilogue_overlap(
+    ex: &triton_examples::Example,
+    cases: &[triton_examples::Case],
+) -> Vec<String> {
+    let runs: Vec<_> = (1..=4)
+        .map(|depth| {
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                mma_depth: Some(0),
+                epilogue_overlap: true,
+                ..PipelineOptions::default()
+            };
+            (depth, format!("epilogue overlap, depth {depth}"), opts)
+        })
+        .collect();
+    check_applied(ex, cases, "epilogue overlap", &runs, |ws| {
+        ws.schedule
+            .decisions
+            .iter()
+            .any(|d| d.contains("tile loop: epilogue overlap:"))
+    })
+}
+
+/// Simulates each of `cases` of `ex` under each run (its aref depth, a
+/// description, the options): the WS IR must verify and write the plain
+/// run's bytes. The cases where `applied` held, which must be at every
+/// depth 1 to 4 where it held at any.
+fn check_applied(
+    ex: &triton_examples::Example,
+    cases: &[triton_examples::Case],
+    pass: &str,
+    runs: &[(u32, String, PipelineOptions)],
+    applied: impl Fn(&tawa_rs::driver::Specialized) -> bool,
+) -> Vec<String> {
+    let mut cases_applied = Vec::new();
+    for case in cases {
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(ex, case, &what);
+        let mut at = Vec::new();
+        for (depth, run, opts) in runs {
+            let how = format!("{what} ({run})");
+            let Some(ws) = tawa_rs::driver::warp_specialize_function(&what, &plain, opts)
+                .unwrap_or_else(|e| panic!("{how}: {e}"))
+            else {
+                continue;
+            };
+            if applied(&ws) {
+                at.push(*depth);
             }
-            simulate_against(&module, &ex.spec, case, ws, &expected, &how);
+            if let Err(errors) = verify_function(&ws.func) {
+                let text = tawa_ir::print_function(&ws.func);
+                panic!("{how}: the WS IR does not verify: {errors:?}\n{text}");
+            }
+            simulate_against(&module, &ex.spec, case, ws.func, &expected, &how);
         }
-        if !split_at.is_empty() {
-            split_at.dedup();
-            assert_eq!(split_at, [1, 2, 3, 4], "{what}: split at some depths only");
-            applied.push(what.clone());
+        if !at.is_empty() {
+            at.dedup();
+            assert_eq!(at, [1, 2, 3, 4], "{what}: {pass} at some depths only");
+            cases_applied.push(what.clone());
         }
-        eprintln!("ok   {what}: tile ping-pong {}", !split_at.is_empty());
+        eprintln!("ok   {what}: {pass} {}", !at.is_empty());
     }
-    applied
+    cases_applied
 }
 
 /// `--tma-multicast` on the simulator: matmul's TMA cases (and one of 9

@@ -54,18 +54,18 @@ use crate::dep_graph::{is_dot, LoopGraph};
 use crate::Schedule;
 
 /// A consumer loop that can keep its `dot`s in flight.
-struct Candidate {
-    the_loop: Op,
-    body: Block,
-    ring: Value,
+pub(crate) struct Candidate {
+    pub(crate) the_loop: Op,
+    pub(crate) body: Block,
+    pub(crate) ring: Value,
     /// The iteration index the loop gets and releases.
-    index: Value,
-    consumed: Op,
+    pub(crate) index: Value,
+    pub(crate) consumed: Op,
     /// The `dot`s reading the slot, in body order.
-    dots: Vec<Op>,
+    pub(crate) dots: Vec<Op>,
     /// Yield positions of the chains' results (in flight at the yield).
-    yielded: Vec<usize>,
-    ring_depth: u32,
+    pub(crate) yielded: Vec<usize>,
+    pub(crate) ring_depth: u32,
 }
 
 /// The groups a loop keeps in flight when `--mma-depth` is not given: 1
@@ -191,7 +191,7 @@ pub fn pipeline_mmas(
 /// The loop's MMA-pipelining candidate: `Ok(None)` when it gets no slot
 /// (not a consumer loop), `Err` with the reason when it gets one but does
 /// not qualify.
-fn candidate(
+pub(crate) fn candidate(
     func: &Function,
     the_loop: Op,
     one_slot: &[Value],
