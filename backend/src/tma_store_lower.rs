@@ -105,11 +105,11 @@ pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, Str
     let boxes = row_bytes / box_bytes;
     let box_size = rows * box_bytes;
     // The most boxes a band of `buffers` buffers holds, dividing the
-    // tile's boxes.
+    // tile's boxes into at least `buffers` bands.
     let per_band = |buffers: u32| {
-        (1..=boxes)
-            .rev()
-            .find(|k| boxes % k == 0 && buffers * k * box_size <= STAGING_BYTES)
+        (1..=boxes / buffers).rev().find(|k| {
+            boxes % k == 0 && boxes / k >= buffers && buffers * k * box_size <= STAGING_BYTES
+        })
     };
     // Two buffers wherever the tile has two boxes or more, even where the
     // whole tile would fit one: the warps then write a band while the
@@ -118,7 +118,7 @@ pub fn store_shape(shape: &[u32], elem: ScalarType) -> Result<TmaStoreShape, Str
     // band's buffer, not of the whole last tile (on the H100, tutorial
     // 09's subtiled 128x256 epilogue stored its two 128x128 halves in
     // turn through one buffer, 2% behind the unsplit tile).
-    let (buffers, k) = if let Some(k) = per_band(2).filter(|&k| boxes / k >= 2) {
+    let (buffers, k) = if let Some(k) = per_band(2) {
         (2, k)
     } else if let Some(k) = per_band(1) {
         (1, k)
@@ -410,3 +410,32 @@ static __device__ __forceinline__ void tw_tma_store_2d(const tw_tmap* map, unsig
                :: "l"((unsigned long long)map), "r"(src), "r"(c0), "r"(c1) : "memory");
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bands(rows: u32, cols: u32, elem: ScalarType) -> (u32, u32, u32, u32) {
+        let s = store_shape(&[rows, cols], elem).unwrap();
+        (s.boxes_per_band, s.bands, s.buffers, s.staging_bytes)
+    }
+
+    /// Two buffers wherever a tile has two boxes or more, whole or not;
+    /// one where a single box (or band) is all there is.
+    #[test]
+    fn band_buffers() {
+        // 128x256 f16: four 16 KiB boxes, a box a band.
+        assert_eq!(bands(128, 256, ScalarType::F16), (1, 4, 2, 32768));
+        // 128x128 f16 fits the budget whole: still two bands in turn.
+        assert_eq!(bands(128, 128, ScalarType::F16), (1, 2, 2, 32768));
+        // 64x128 f16: two 8 KiB boxes.
+        assert_eq!(bands(64, 128, ScalarType::F16), (1, 2, 2, 16384));
+        // 64x256 f16: four 8 KiB boxes, two a band.
+        assert_eq!(bands(64, 256, ScalarType::F16), (2, 2, 2, 32768));
+        // Three boxes: three bands, two buffers (less than the whole tile).
+        assert_eq!(bands(128, 192, ScalarType::F16), (1, 3, 2, 32768));
+        // One box: one buffer.
+        assert_eq!(bands(128, 64, ScalarType::F16), (1, 1, 1, 16384));
+        assert_eq!(bands(64, 32, ScalarType::F32), (1, 1, 1, 8192));
+    }
+}

@@ -200,10 +200,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) tw_k_matmul(tw_f16* __restr
     #pragma unroll
     for (int band = 0; band < 256; band += 64) {
       const unsigned buf = (197632u + ((unsigned)(band / 64) & 1u) * 16384u);
-      if (tid == 0) {
-        if (band == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-        else asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
-      }
+      if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
       asm volatile("bar.sync 2, 256;" ::: "memory");
       #pragma unroll
       for (int r = 0; r < 128; r += 2) {
