@@ -154,16 +154,18 @@ pub fn epilogue_overlap(func: &mut Function, enabled: bool, schedule: &mut Sched
     changed
 }
 
-/// Whether a loop nested in `op`'s body gets ring slots: `op` is a tile
-/// loop of a consumer (or the consumer's K loop itself, which [`plan`]
-/// refuses for holding no loop of slots).
+/// Whether a loop nested in `op`'s body gets ring slots: `op` is the
+/// tile loop of a consumer (a K loop directly in the partition, one
+/// program a tile, holds no such loop and is not looked at).
 fn gets_slots_in_loop(func: &Function, op: Op) -> bool {
     let mut found = false;
     func.walk_block(func.ops[op].regions[0], &mut |o| {
         if matches!(func.ops[o].kind, OpKind::For(_) | OpKind::While) {
-            func.walk_block(func.ops[o].regions[0], &mut |i| {
-                found |= matches!(func.ops[i].kind, OpKind::ArefGet);
-            });
+            for &r in &func.ops[o].regions {
+                func.walk_block(r, &mut |i| {
+                    found |= matches!(func.ops[i].kind, OpKind::ArefGet);
+                });
+            }
         }
     });
     found
@@ -263,7 +265,8 @@ fn plan(
             tawa_ir::printer::op_name(&func.ops[o].kind)
         ));
     }
-    // After it: one store, the last access to memory.
+    // After it: descriptor stores and pure ops only (a load there could
+    // read what the deferred stores had written before).
     let after = &ops_but_yield[at + 1..];
     let effects: Vec<Op> = after
         .iter()
@@ -320,14 +323,14 @@ fn plan(
     let need = accumulators + stored + HEADROOM;
     match regs {
         Some(r) if need <= r => {}
-        _ => {
+        Some(r) => {
             return Err(format!(
                 "the next tile's accumulators ({accumulators} registers a thread) beside the \
                  stored tile ({stored}) and about {HEADROOM} of addresses need {need} registers, \
-                 more than the consumer's {}",
-                regs.map_or("unknown budget".to_string(), |r| r.to_string())
+                 more than the consumer's {r}"
             ))
         }
+        None => return Err("the consumer's register budget is not known".into()),
     }
     Ok(Plan {
         tile_loop,

@@ -55,17 +55,17 @@ use crate::Schedule;
 
 /// A consumer loop that can keep its `dot`s in flight.
 pub(crate) struct Candidate {
-    pub(crate) the_loop: Op,
-    pub(crate) body: Block,
-    pub(crate) ring: Value,
+    the_loop: Op,
+    body: Block,
+    ring: Value,
     /// The iteration index the loop gets and releases.
-    pub(crate) index: Value,
-    pub(crate) consumed: Op,
+    index: Value,
+    consumed: Op,
     /// The `dot`s reading the slot, in body order.
     pub(crate) dots: Vec<Op>,
     /// Yield positions of the chains' results (in flight at the yield).
     pub(crate) yielded: Vec<usize>,
-    pub(crate) ring_depth: u32,
+    ring_depth: u32,
 }
 
 /// The groups a loop keeps in flight when `--mma-depth` is not given: 1

@@ -250,24 +250,23 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
     long long const t80 = (long long)(64LL);
     long long const t81 = (long long)(pid_n_1_63);
     long long const t82 = (long long)((unsigned long long)t80 * (unsigned long long)t81);
-    // TMA store: boxes [64, 32] x2 for the tile, swizzle 128B, staged in 16384 bytes of shared memory (staging at byte 33792)
-    {
-      const int band = 0;
-      const unsigned buf = 33792u;
-      if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    // TMA store: boxes [64, 32] x1 per band of 32 columns (2 bands, 2 buffers), swizzle 128B, staged in 16384 bytes of shared memory (staging at byte 33792)
+    #pragma unroll
+    for (int band = 0; band < 64; band += 32) {
+      const unsigned buf = (33792u + ((unsigned)(band / 32) & 1u) * 8192u);
+      if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
       asm volatile("bar.sync 2, 128;" ::: "memory");
       #pragma unroll
       for (int r = 0; r < 32; r += 2) {
         union { uint2 u; float e[2]; } t;
         #pragma unroll
         for (int e = 0; e < 2; ++e) t.e[e] = acc_2_67[r + e];
-        *(uint2*)(tw_smem_raw + buf + tw_swz((((lane / 4 % 8) + (warp % 4) * 16 + ((r / 2) % 2) * 8) & 63), (((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63)) - band) * 4, 64, 128)) = t.u;
+        if ((unsigned)(((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63)) - band) < 32u) *(uint2*)(tw_smem_raw + buf + tw_swz((((lane / 4 % 8) + (warp % 4) * 16 + ((r / 2) % 2) * 8) & 63), (((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63)) - band) * 4, 64, 128)) = t.u;
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       asm volatile("bar.sync 2, 128;" ::: "memory");
       if (tid == 0) {
         tw_tma_store_2d(&tw_tmap1, tw_smem_u32 + buf + 0, (int)(t82) + band + 0, (int)(t79));
-        tw_tma_store_2d(&tw_tmap1, tw_smem_u32 + buf + 8192, (int)(t82) + band + 32, (int)(t79));
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       }
       __syncwarp();
