@@ -231,7 +231,7 @@ fn plan(
         }
     }
     if in_flight {
-        return Err("its K loop keeps WGMMA groups in flight (MMA pipelining)".into());
+        return Err("its K loop keeps WGMMA groups in flight (MMA or coarse pipelining)".into());
     }
     let loops: Vec<Op> = k_loops
         .iter()
