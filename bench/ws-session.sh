@@ -7,8 +7,11 @@
 #    `+`-separated (`matmul:ragged_100:--no-ws+--num-stages+4`);
 # 2. the GPU suite (every case, memcheck on the small ones), limited by
 #    SUITE_FILTER (comma-separated `example/case` substrings) when set,
+#    to every n-th run from the i-th by SUITE_SHARD=i/n (`1/2`, then
+#    `2/2` in another call, where a call cannot hold the whole suite),
 #    and stopped at SUITE_TIMEOUT seconds (default 560: the whole suite
-#    took about 470 s on an H100 in November 2026);
+#    took about 470 s on an H100 in November 2026, and more than 540 s at
+#    its end);
 # 3. the GEMM table of bench/RESULTS.md: matmul from the pointer-arithmetic
 #    source at 4096^3, 8192^3 and M = N = 8192 with K = 1024 and 16384,
 #    warp-specialized (the pipeliner's defaults) and with --no-ws, against
@@ -46,7 +49,7 @@ done
 
 if [ "${SUITE:-1}" = 1 ]; then
   TAWA_GPU_LOG="$out/gpu.log" TAWA_GPU_TIMEOUT=${TAWA_GPU_TIMEOUT:-90} \
-    TAWA_GPU_FILTER=${SUITE_FILTER:-} \
+    TAWA_GPU_FILTER=${SUITE_FILTER:-} TAWA_GPU_SHARD=${SUITE_SHARD:-1/1} \
     timeout ${SUITE_TIMEOUT:-560} gpu-bin/gpu-test --ignored --nocapture >> "$log" 2>&1
   status "suite rc=$?"
 fi

@@ -13,6 +13,10 @@
 //!   fails the case by name (default 120; memcheck runs get 4 times that).
 //! - `TAWA_GPU_FILTER`: only cases whose `example/case` contains this text
 //!   (or one of several, comma-separated).
+//! - `TAWA_GPU_SHARD=i/n`: only every `n`-th run (with its memcheck run),
+//!   from the `i`-th (1-based) of those the filter leaves: `1/2` and `2/2`
+//!   together run the suite in two processes, for machines that give a
+//!   command less time than the whole suite takes.
 //! - `TAWA_GPU_LOG`: also write the summary to this file.
 //! - `TAWA_SANITIZER=0`: no memcheck. compute-sanitizer is looked up on
 //!   `$PATH`, then in `/usr/local/cuda/bin`.
@@ -176,6 +180,10 @@ fn gpu_every_example_case_is_correct() {
             .unwrap_or(DEFAULT_TIMEOUT_S),
     );
     let filter = std::env::var("TAWA_GPU_FILTER").unwrap_or_default();
+    let (shard, shards) = std::env::var("TAWA_GPU_SHARD").map_or((0, 1), |v| {
+        parse_shard(&v).unwrap_or_else(|| panic!("TAWA_GPU_SHARD={v:?}: expected i/n, 1 <= i <= n"))
+    });
+    let mut selected = 0;
     let extra = std::env::var("TAWA_GPU_FLAGS").unwrap_or_default();
     let extra: Vec<&str> = extra.split_whitespace().collect();
     let sanitizer = compute_sanitizer();
@@ -237,6 +245,10 @@ fn gpu_every_example_case_is_correct() {
     }) {
         let what = format!("{}/{}", ex.name, case.name);
         if !filter.split(',').any(|f| what.contains(f)) {
+            continue;
+        }
+        selected += 1;
+        if (selected - 1) % shards != shard {
             continue;
         }
         let cap = format!("(TAWA_PERSISTENT_PROGRAMS={programs} TAWA_WAVE_BALANCE=0)");
@@ -326,8 +338,13 @@ fn gpu_every_example_case_is_correct() {
         log.push(line);
     }
     log.push(format!(
-        "gpu suite: {ran} cases, {} failures",
-        failures.len()
+        "gpu suite: {ran} cases, {} failures{}",
+        failures.len(),
+        if shards > 1 {
+            format!(" (shard {} of {shards}, of {selected} runs)", shard + 1)
+        } else {
+            String::new()
+        }
     ));
     if !failures.is_empty() {
         log.push(String::new());
@@ -344,4 +361,21 @@ fn gpu_every_example_case_is_correct() {
         failures.len(),
         failures.join("\n\n")
     );
+}
+
+/// `i/n` (1-based `i`) as `(i - 1, n)`; `None` unless `1 <= i <= n`.
+fn parse_shard(text: &str) -> Option<(usize, usize)> {
+    let (i, n) = text.trim().split_once('/')?;
+    let (i, n): (usize, usize) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
+    (1..=n).contains(&i).then_some((i - 1, n))
+}
+
+#[test]
+fn shards_parse() {
+    assert_eq!(parse_shard("1/2"), Some((0, 2)));
+    assert_eq!(parse_shard(" 2 / 2 "), Some((1, 2)));
+    assert_eq!(parse_shard("1/1"), Some((0, 1)));
+    for bad in ["0/2", "3/2", "1/0", "2", "a/b", ""] {
+        assert_eq!(parse_shard(bad), None, "{bad}");
+    }
 }
