@@ -367,7 +367,7 @@ fn gpu_every_example_case_is_correct() {
 fn parse_shard(text: &str) -> Option<(usize, usize)> {
     let (i, n) = text.trim().split_once('/')?;
     let (i, n): (usize, usize) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
-    (1..=n).contains(&i).then_some((i - 1, n))
+    (1..=n).contains(&i).then(|| (i - 1, n))
 }
 
 #[test]
