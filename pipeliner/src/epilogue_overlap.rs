@@ -64,10 +64,12 @@
 
 use std::collections::HashMap;
 
-use tawa_ir::function::{Block, Op, Value};
+use tawa_ir::function::{Op, Value};
 use tawa_ir::{BinaryOp, CmpPred, ConstValue, Elem, Function, OpKind, ScalarType, Type};
 
 use crate::mma_pipeline::{candidate, dot_wait, position};
+use crate::software_pipeline::defined_in;
+use crate::tile_pingpong::has_aref_ops;
 use crate::Schedule;
 
 /// Registers a consumer thread needs beside the tiles it holds during the
@@ -171,32 +173,6 @@ fn gets_slots_in_loop(func: &Function, op: Op) -> bool {
     found
 }
 
-/// Whether `v` is defined in `block` (an argument, or a result of one of
-/// its ops, however deeply nested).
-fn defined_in(func: &Function, block: Block, v: Value) -> bool {
-    if func.blocks[block].args.contains(&v) {
-        return true;
-    }
-    let mut found = false;
-    func.walk_block(block, &mut |o| {
-        found |= func.ops[o].results.contains(&v);
-        for &r in &func.ops[o].regions {
-            found |= func.blocks[r].args.contains(&v);
-        }
-    });
-    found
-}
-
-fn has_aref_ops(func: &Function, op: Op) -> bool {
-    let is_aref =
-        |k: &OpKind| matches!(k, OpKind::ArefGet | OpKind::ArefPut | OpKind::ArefConsumed);
-    let mut found = is_aref(&func.ops[op].kind);
-    for &r in &func.ops[op].regions {
-        func.walk_block(r, &mut |o| found |= is_aref(&func.ops[o].kind));
-    }
-    found
-}
-
 /// The zero of scalar or tile type `ty`, the carried values' start (never
 /// stored: the flag says no tile is pending).
 fn zero_of(ty: &Type) -> Option<ConstValue> {
@@ -289,14 +265,14 @@ fn plan(
     for &store in &effects {
         let operands = &func.ops[store].operands;
         let (desc, value, coords) = (operands[0], operands[1], &operands[2..]);
-        if defined_in(func, body, desc) {
+        if defined_in(func, desc, body) {
             return Err("a stored descriptor is made in the tile loop".into());
         }
         if coords.iter().any(|&v| func.ty(v).is_tensor()) {
             return Err("a store's coordinates are tiles".into());
         }
         for &v in std::iter::once(&value).chain(coords) {
-            if defined_in(func, body, v) && !carried.contains(&v) {
+            if defined_in(func, v, body) && !carried.contains(&v) {
                 carried.push(v);
             }
         }

@@ -366,7 +366,7 @@ fn terminator(func: &Function, block: Block) -> Op {
 
 /// Whether `v` is defined inside `block` (an argument or an op's result at
 /// any depth).
-fn defined_in(func: &Function, v: Value, block: Block) -> bool {
+pub(crate) fn defined_in(func: &Function, v: Value, block: Block) -> bool {
     let op = match func.values[v].def {
         ValueDef::Arg(b, _) if b == block => return true,
         ValueDef::Arg(b, _) => match func.blocks[b].parent {

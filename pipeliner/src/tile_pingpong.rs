@@ -132,7 +132,8 @@ fn is_aref_op(kind: &OpKind) -> bool {
     )
 }
 
-fn has_aref_ops(func: &Function, op: Op) -> bool {
+/// Whether `op` is an aref op or holds one in its regions.
+pub(crate) fn has_aref_ops(func: &Function, op: Op) -> bool {
     let mut found = is_aref_op(&func.ops[op].kind);
     for &r in &func.ops[op].regions {
         func.walk_block(r, &mut |o| found |= is_aref_op(&func.ops[o].kind));
