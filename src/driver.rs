@@ -269,9 +269,10 @@ fn codegen_options(path: &str, tma_store: bool) -> Result<CodegenOptions, Failur
             "" => {}
             "mn-major" => opts.mn_major_operands = false,
             "coalesce" => opts.coalesce_loads = false,
+            "wide-l2-promotion" => opts.wide_l2_promotion = false,
             other => {
                 return Err(Failure::user(format!(
-                    "error: unknown feature `{other}` in TAWA_DISABLE (known: mn-major, coalesce)\n"
+                    "error: unknown feature `{other}` in TAWA_DISABLE (known: mn-major, coalesce, wide-l2-promotion)\n"
                 )))
             }
         }

@@ -1278,6 +1278,13 @@ impl Emitter<'_> {
             box_extents,
             // Rows of 16 bytes are not swizzled.
             swizzle_bytes: if w >= 32 { w } else { 0 },
+            // A store's band is written once; only loads gain from
+            // fetching the rows' continuation into L2.
+            l2_promotion_bytes: if rows.is_some() {
+                128
+            } else {
+                self.load_l2_promotion
+            },
             device_built,
         });
         self.tensor_map_names.insert((make, w, rows), name.clone());

@@ -304,6 +304,11 @@ pub struct TensorMapParam {
     pub box_extents: Vec<u32>,
     /// Shared-memory swizzle span in bytes: 0 (none), 32, 64 or 128.
     pub swizzle_bytes: u32,
+    /// How many bytes the L2 cache fetches from memory for each line a
+    /// copy misses on (the tensor map's L2 promotion): 0 (no promotion),
+    /// 64, 128 or 256. See [`CodegenOptions::wide_l2_promotion`].
+    #[serde(default = "default_l2_promotion")]
+    pub l2_promotion_bytes: u32,
     /// A template for a tensor map the kernel builds itself: its base,
     /// extents and strides are values the kernel computes (loaded from a
     /// pointer array, as in grouped GEMM), so the host encodes only what
@@ -314,6 +319,11 @@ pub struct TensorMapParam {
     /// `strides` are then unused.
     #[serde(default)]
     pub device_built: bool,
+}
+
+/// What kernels compiled before `l2_promotion_bytes` existed encoded.
+fn default_l2_promotion() -> u32 {
+    128
 }
 
 /// Expressions of `TensorMapParam` (defined in the IR crate, which also
@@ -356,6 +366,15 @@ pub struct CodegenOptions {
     /// On by default; `--no-tma-store` turns it off (the stores are then
     /// element-wise `st.global`), for ablations.
     pub tma_store: bool,
+    /// TMA loads ask the L2 cache for 256-byte promotion instead of 128
+    /// (TMA stores keep 128). Measured, not modelled: tutorial 09's
+    /// persistent TMA kernels went from 0.98x to 1.00x Triton at 8192³,
+    /// the other GEMMs and the memory-bound decode level (bench/RESULTS.md,
+    /// 2026-11-27, fourteenth session). Probably because a GEMM's boxes
+    /// read rows of 128 bytes (64 f16 along K) that the next K step
+    /// continues, so one fetch brings in both steps' rows. On by default;
+    /// `TAWA_DISABLE=wide-l2-promotion` turns it off.
+    pub wide_l2_promotion: bool,
 }
 
 impl Default for CodegenOptions {
@@ -365,6 +384,7 @@ impl Default for CodegenOptions {
             mn_major_operands: true,
             coalesce_loads: true,
             tma_store: true,
+            wide_l2_promotion: true,
         }
     }
 }
@@ -545,6 +565,7 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
         source.as_deref(),
         opts.mn_major_operands,
         opts.tma_store,
+        if opts.wide_l2_promotion { 256 } else { 128 },
     )
 }
 

@@ -321,6 +321,9 @@ struct Emitter<'f> {
     /// Host-encoded TMA tensor maps, by `make_tensor_desc` and box width.
     tensor_maps: Vec<crate::codegen::TensorMapParam>,
     tensor_map_names: HashMap<(Op, u32, Option<u32>), String>,
+    /// The L2 promotion of the maps TMA loads read, in bytes
+    /// (`CodegenOptions::wide_l2_promotion`).
+    load_l2_promotion: u32,
     /// Registers per thread of an even split of the register file over
     /// the CTA (what `setmaxnreg` moves partitions away from).
     kernel_regs: u32,
@@ -555,6 +558,7 @@ pub fn emit(
     source: Option<&str>,
     mn_major_operands: bool,
     tma_store: bool,
+    load_l2_promotion: u32,
 ) -> Res<Emitted> {
     let mut e = Emitter {
         func,
@@ -583,6 +587,7 @@ pub fn emit(
         views: HashMap::new(),
         tensor_maps: Vec::new(),
         tensor_map_names: HashMap::new(),
+        load_l2_promotion,
         kernel_regs: 0,
         scratch_misuse: false,
         mma_in_flight: false,

@@ -96,16 +96,16 @@ fn file_tests(dir: &str, at_least: usize) {
                     if t.device_built {
                         writeln!(
                             out,
-                            "// {}: {} template of a map built on the device, box {:?}, swizzle {}B",
-                            t.name, t.elem, t.box_extents, t.swizzle_bytes
+                            "// {}: {} template of a map built on the device, box {:?}, swizzle {}B, L2 promotion {}B",
+                            t.name, t.elem, t.box_extents, t.swizzle_bytes, t.l2_promotion_bytes
                         )
                         .unwrap();
                         continue;
                     }
                     writeln!(
                         out,
-                        "// {}: {} over parameter {}, extents {:?}, strides {:?} (elements), box {:?}, swizzle {}B",
-                        t.name, t.elem, t.base, t.extents, t.strides, t.box_extents, t.swizzle_bytes
+                        "// {}: {} over parameter {}, extents {:?}, strides {:?} (elements), box {:?}, swizzle {}B, L2 promotion {}B",
+                        t.name, t.elem, t.base, t.extents, t.strides, t.box_extents, t.swizzle_bytes, t.l2_promotion_bytes
                     )
                     .unwrap();
                 }

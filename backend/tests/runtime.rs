@@ -409,7 +409,7 @@ fn unswizzle_128(at: usize) -> (usize, usize) {
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
-    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaL2Promotion, TmaSwizzle};
     use tawa_ir::ScalarType;
     assert!(Gpu::available(), "needs a GPU: no CUDA device found");
     let gpu = Gpu::new(0).unwrap();
@@ -425,6 +425,8 @@ fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
         strides: vec![m.pitch * 2],
         box_extents: vec![box_k, box_r],
         swizzle: TmaSwizzle::B128,
+        // What the compiler gives loads (`CodegenOptions::wide_l2_promotion`).
+        l2_promotion: TmaL2Promotion::B256,
     };
     // The box at column 96, row 100 runs past both edges (cols 136.., rows 150..).
     let (c0, c1) = (96i32, 100i32);
@@ -442,7 +444,7 @@ fn gpu_tma_copy_writes_the_swizzled_layout_and_zero_fills() {
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_tma_copy_through_overlapping_rows() {
-    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaL2Promotion, TmaSwizzle};
     use tawa_ir::ScalarType;
     assert!(Gpu::available(), "needs a GPU: no CUDA device found");
     let gpu = Gpu::new(0).unwrap();
@@ -461,6 +463,7 @@ fn gpu_tma_copy_through_overlapping_rows() {
         strides: vec![pitch * 2],
         box_extents: vec![box_k, box_r],
         swizzle: TmaSwizzle::None,
+        l2_promotion: TmaL2Promotion::B128,
     };
     let (c0, c1) = (128i32, 16i32);
     let got = tma_probe_box(&gpu, &spec, (c0, c1));
@@ -662,7 +665,7 @@ fn gpu_max_active_clusters() {
 #[test]
 #[ignore = "needs a GPU: see the GPU suite in CONTRIBUTING.md"]
 fn gpu_tma_multicast_halves_into_both_ctas() {
-    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+    use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaL2Promotion, TmaSwizzle};
     use tawa_backend::runtime::LaunchConfig;
     use tawa_ir::ScalarType;
     assert!(Gpu::available(), "needs a GPU: no CUDA device found");
@@ -681,6 +684,7 @@ fn gpu_tma_multicast_halves_into_both_ctas() {
         strides: vec![m.pitch * 2],
         box_extents: vec![box_k, box_rows],
         swizzle: TmaSwizzle::B128,
+        l2_promotion: TmaL2Promotion::B128,
     };
     let map = spec(half_rows).encode(&gpu).unwrap();
     let clusters = 2u32;

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use std::cell::Cell;
 
-use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaSwizzle};
+use tawa_backend::runtime::tensor_map::{TensorMapSpec, TmaL2Promotion, TmaSwizzle};
 use tawa_backend::runtime::{DeviceBuffer, Gpu, KernelArg, LaunchConfig};
 use tawa_backend::{HostExpr, KernelParam, KernelSource, ParamType, TensorMapParam};
 use tawa_ir::interp::ArgValue;
@@ -482,6 +482,12 @@ fn tensor_map_spec_at(
             ))
         }
     };
+    let l2_promotion = TmaL2Promotion::from_bytes(map.l2_promotion_bytes).ok_or_else(|| {
+        format!(
+            "{what}: L2 promotion of {} bytes (TMA promotes 0, 64, 128 or 256)",
+            map.l2_promotion_bytes
+        )
+    })?;
     let spec = TensorMapSpec {
         elem: map.elem,
         base,
@@ -489,6 +495,7 @@ fn tensor_map_spec_at(
         strides,
         box_extents: map.box_extents.clone(),
         swizzle,
+        l2_promotion,
     };
     spec.validate().map_err(|e| format!("{what}: {e}"))?;
     Ok(spec)
@@ -622,6 +629,7 @@ mod tests {
             strides: vec![HostExpr::Param(3)],
             box_extents: vec![64, 128],
             swizzle_bytes: 128,
+            l2_promotion_bytes: 256,
             device_built: false,
         };
         let int = |name: &str, v| BoundArg {
@@ -663,6 +671,7 @@ mod tests {
                 strides: vec![416],
                 box_extents: vec![64, 128],
                 swizzle: TmaSwizzle::B128,
+                l2_promotion: TmaL2Promotion::B256,
             }]
         );
 
@@ -712,8 +721,13 @@ mod tests {
 
         let (_, bound) = matmul_a_map();
         map.swizzle_bytes = 48;
-        let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
+        let err = tensor_map_specs(&[map.clone()], &bound, GRID, &address).unwrap_err();
         assert!(err.contains("swizzle of 48 bytes"), "{err}");
+
+        map.swizzle_bytes = 128;
+        map.l2_promotion_bytes = 512;
+        let err = tensor_map_specs(&[map], &bound, GRID, &address).unwrap_err();
+        assert!(err.contains("L2 promotion of 512 bytes"), "{err}");
     }
 
     /// A map the kernel builds on the device is a template encoded over

@@ -63,6 +63,39 @@ impl TmaSwizzle {
     }
 }
 
+/// How much the L2 cache fetches from memory for a line a copy misses on
+/// (`CUtensorMapL2promotion`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaL2Promotion {
+    None,
+    B64,
+    B128,
+    B256,
+}
+
+impl TmaL2Promotion {
+    /// The promotion of `bytes` (0, 64, 128 or 256), if it is one.
+    pub fn from_bytes(bytes: u32) -> Option<TmaL2Promotion> {
+        Some(match bytes {
+            0 => TmaL2Promotion::None,
+            64 => TmaL2Promotion::B64,
+            128 => TmaL2Promotion::B128,
+            256 => TmaL2Promotion::B256,
+            _ => return None,
+        })
+    }
+
+    fn to_sys(self) -> sys::CUtensorMapL2promotion {
+        use sys::CUtensorMapL2promotion as P;
+        match self {
+            TmaL2Promotion::None => P::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            TmaL2Promotion::B64 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
+            TmaL2Promotion::B128 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+            TmaL2Promotion::B256 => P::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        }
+    }
+}
+
 /// A tiled tensor map: a global tensor and the box one TMA copy moves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TensorMapSpec {
@@ -76,6 +109,7 @@ pub struct TensorMapSpec {
     /// Box extents, innermost first.
     pub box_extents: Vec<u32>,
     pub swizzle: TmaSwizzle,
+    pub l2_promotion: TmaL2Promotion,
 }
 
 /// A rule of `cuTensorMapEncodeTiled` a spec breaks, or the driver's
@@ -210,7 +244,7 @@ impl TensorMapSpec {
                 element_strides.as_ptr(),
                 sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
                 self.swizzle.to_sys(),
-                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                self.l2_promotion.to_sys(),
                 sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
             )
         }))
@@ -242,6 +276,7 @@ mod tests {
             strides: vec![4096 * 2],
             box_extents: vec![64, 128],
             swizzle: TmaSwizzle::B128,
+            l2_promotion: TmaL2Promotion::B128,
         }
     }
 
@@ -348,6 +383,7 @@ mod tests {
         TensorMapSpec {
             box_extents: vec![256, 16],
             swizzle: TmaSwizzle::None,
+            l2_promotion: TmaL2Promotion::B128,
             ..gemm_a()
         }
         .validate()

@@ -1,6 +1,6 @@
 // threads 256, dynamic shared memory 34816 bytes
-// tw_tmap0: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(5))] (elements), box [32, 64], swizzle 64B
-// tw_tmap1: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(4))] (elements), box [64, 32], swizzle 128B
+// tw_tmap0: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(5))] (elements), box [32, 64], swizzle 64B, L2 promotion 256B
+// tw_tmap1: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(4))] (elements), box [64, 32], swizzle 128B, L2 promotion 256B
 extern "C" __global__ void __launch_bounds__(256, 1) tw_k_gemm(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, float* __restrict__ c_ptr_, int M_, int N_, int K_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1) {
   if (threadIdx.x == 0) {
     asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap0) : "memory");

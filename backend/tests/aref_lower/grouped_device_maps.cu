@@ -1,7 +1,7 @@
 // threads 256, dynamic shared memory 26624 bytes
 // workspace for tensor maps built on the device: 512 bytes per program
-// tw_tmap0: f16 template of a map built on the device, box [32, 64], swizzle 64B
-// tw_tmap1: f16 template of a map built on the device, box [64, 32], swizzle 128B
+// tw_tmap0: f16 template of a map built on the device, box [32, 64], swizzle 64B, L2 promotion 256B
+// tw_tmap1: f16 template of a map built on the device, box [64, 32], swizzle 128B, L2 promotion 256B
 extern "C" __global__ void __launch_bounds__(256, 1) grouped_gemm(long long* __restrict__ a_ptrs_, long long* __restrict__ b_ptrs_, long long* __restrict__ c_ptrs_, int* __restrict__ sizes_, int* __restrict__ lds_, int group_size_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1, unsigned char* __restrict__ tw_tmap_ws) {
   const int tid = threadIdx.x;
   const int lane = threadIdx.x & 31;

@@ -1,5 +1,5 @@
 // threads 128, dynamic shared memory 8192 bytes
-// tw_tmap0: f32 over parameter 1, extents [Mul(Const(1), Param(3)), Mul(Const(1), Param(2))], strides [Mul(Const(1), Param(4))] (elements), box [32, 64], swizzle 128B
+// tw_tmap0: f32 over parameter 1, extents [Mul(Const(1), Param(3)), Mul(Const(1), Param(2))], strides [Mul(Const(1), Param(4))] (elements), box [32, 64], swizzle 128B, L2 promotion 128B
 extern "C" __global__ void __launch_bounds__(128) tw_k_scale(float* __restrict__ x_ptr_, float* __restrict__ y_ptr_, int M_, int N_, int stride_m_, const __grid_constant__ tw_tmap tw_tmap0) {
   if (threadIdx.x == 0) {
     asm volatile("prefetch.tensormap [%0];" :: "l"((unsigned long long)&tw_tmap0) : "memory");
