@@ -44,7 +44,9 @@ has issued (`--epilogue-overlap`: the defaults where the K loop keeps
 groups in flight, as a one-warpgroup consumer's does); and the persistent launch on one program a resident block
 instead of as few as walk the tiles in as many waves
 (`TAWA_WAVE_BALANCE=0`: a point's `NAME=VALUE` words are its
-environment, not flags).
+environment, not flags); and TMA loads' tensor maps with the L2 cache's
+128-byte promotion instead of the default 256
+(`TAWA_DISABLE=wide-l2-promotion`).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -85,6 +87,7 @@ POINTS = [
     ("ws-stream-k", "ws, stream-K last wave", ["--stream-k"]),
     ("ws-epilogue-overlap", "ws, epilogue overlap", ["--epilogue-overlap"]),
     ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
+    ("ws-l2-promotion-128", "ws, 128-byte L2 promotion", ["TAWA_DISABLE=wide-l2-promotion"]),
 ]
 
 
