@@ -84,6 +84,15 @@ use tawa_ir::{Function, Op, OpKind, Type, Value};
 
 use super::{elem_cty, operand_swizzle, unsupported, Emitter, OperandSmem, Res};
 use crate::codegen::{TensorMapParam, MAX_DYN_SMEM_BYTES};
+
+/// What a tensor map's copies do: its L2 promotion depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum MapUse {
+    /// TMA loads into shared memory (aref slots).
+    Load,
+    /// TMA stores from the staging buffer (`tma_store_lower`).
+    Store,
+}
 use crate::layout::{Layout, MmaVersion, WARP_SIZE};
 use crate::layout_assign::LayoutMap;
 use tawa_ir::host_expr::{host_expr, HostExpr};
@@ -1008,7 +1017,7 @@ impl Emitter<'_> {
         let r = data.results[0];
         let shape = self.ty(r).shape().to_vec();
         let eb = self.scalar_of(r).byte_size();
-        let tmap = self.tensor_map(data.operands[0], smem.w, None, data.loc)?;
+        let tmap = self.tensor_map(data.operands[0], smem.w, None, MapUse::Load, data.loc)?;
         let mut lines = Vec::new();
         let map_ptr = match self.tensor_maps.iter().position(|t| t.name == tmap) {
             Some(i) if self.tensor_maps[i].device_built => {
@@ -1071,7 +1080,7 @@ impl Emitter<'_> {
             ));
         }
         let half = shape[0] / 2;
-        let tmap = self.tensor_map(data.operands[0], smem.w, Some(half), data.loc)?;
+        let tmap = self.tensor_map(data.operands[0], smem.w, Some(half), MapUse::Load, data.loc)?;
         let coords: Vec<String> = data.operands[1..]
             .iter()
             .map(|&c| self.scalar(c).map(|c| format!("(int)({c})")))
@@ -1193,12 +1202,14 @@ impl Emitter<'_> {
     /// The kernel's tensor-map parameter for descriptor `desc` (made by a
     /// host-computable `make_tensor_desc`), boxes of `w` bytes along the
     /// contiguous dimension and, with `rows`, of that many rows instead of
-    /// the descriptor block's (a TMA store's band).
+    /// the descriptor block's (a TMA store's band, a multicast copy's
+    /// half), for copies of kind `usage`.
     pub(super) fn tensor_map(
         &mut self,
         desc: Value,
         w: u32,
         rows: Option<u32>,
+        usage: MapUse,
         loc: tawa_ir::Loc,
     ) -> Res<String> {
         let f = self.func;
@@ -1212,7 +1223,7 @@ impl Emitter<'_> {
             .def_op(desc)
             .filter(|&m| matches!(f.ops[m].kind, OpKind::MakeTensorDesc))
             .ok_or_else(not_host)?;
-        if let Some(name) = self.tensor_map_names.get(&(make, w, rows)) {
+        if let Some(name) = self.tensor_map_names.get(&(make, w, rows, usage)) {
             return Ok(name.clone());
         }
         let Type::TensorDesc { elem, block } = f.ty(desc) else {
@@ -1280,14 +1291,14 @@ impl Emitter<'_> {
             swizzle_bytes: if w >= 32 { w } else { 0 },
             // A store's band is written once; only loads gain from
             // fetching the rows' continuation into L2.
-            l2_promotion_bytes: if rows.is_some() {
-                128
-            } else {
-                self.load_l2_promotion
+            l2_promotion_bytes: match usage {
+                MapUse::Load => self.load_l2_promotion,
+                MapUse::Store => 128,
             },
             device_built,
         });
-        self.tensor_map_names.insert((make, w, rows), name.clone());
+        self.tensor_map_names
+            .insert((make, w, rows, usage), name.clone());
         Ok(name)
     }
 

@@ -320,7 +320,7 @@ struct Emitter<'f> {
     views: HashMap<Value, (String, OperandSmem)>,
     /// Host-encoded TMA tensor maps, by `make_tensor_desc` and box width.
     tensor_maps: Vec<crate::codegen::TensorMapParam>,
-    tensor_map_names: HashMap<(Op, u32, Option<u32>), String>,
+    tensor_map_names: HashMap<(Op, u32, Option<u32>, aref_lower::MapUse), String>,
     /// The L2 promotion of the maps TMA loads read, in bytes
     /// (`CodegenOptions::wide_l2_promotion`).
     load_l2_promotion: u32,

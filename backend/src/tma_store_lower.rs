@@ -297,7 +297,13 @@ impl Emitter<'_> {
         let tile = self.ty(val).shape().to_vec();
         let rows = shape.rows;
         let eb = self.scalar_of(val).byte_size();
-        let tmap = self.tensor_map(desc, shape.box_bytes, Some(rows), data.loc)?;
+        let tmap = self.tensor_map(
+            desc,
+            shape.box_bytes,
+            Some(rows),
+            super::aref_lower::MapUse::Store,
+            data.loc,
+        )?;
         let row0 = self.scalar(data.operands[2])?;
         let col0 = self.scalar(data.operands[3])?;
         let layout = self.store_layout(val);

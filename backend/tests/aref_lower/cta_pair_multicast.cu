@@ -1,9 +1,9 @@
 // threads 256, dynamic shared memory 41984 bytes
 // thread-block clusters [2, 1, 1]
 // tw_tmap0: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(6))] (elements), box [32, 64], swizzle 64B, L2 promotion 256B
-// tw_tmap1: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(6))] (elements), box [32, 32], swizzle 64B, L2 promotion 128B
+// tw_tmap1: f16 over parameter 0, extents [Mul(Const(1), Param(5)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(6))] (elements), box [32, 32], swizzle 64B, L2 promotion 256B
 // tw_tmap2: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(7))] (elements), box [64, 32], swizzle 128B, L2 promotion 256B
-// tw_tmap3: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(7))] (elements), box [64, 16], swizzle 128B, L2 promotion 128B
+// tw_tmap3: f16 over parameter 1, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(5))], strides [Mul(Const(1), Param(7))] (elements), box [64, 16], swizzle 128B, L2 promotion 256B
 // tw_tmap4: f16 over parameter 2, extents [Mul(Const(1), Param(4)), Mul(Const(1), Param(3))], strides [Mul(Const(1), Param(8))] (elements), box [64, 64], swizzle 128B, L2 promotion 128B
 extern "C" __global__ void __launch_bounds__(256, 1) matmul_kernel(tw_f16* __restrict__ a_ptr_, tw_f16* __restrict__ b_ptr_, tw_f16* __restrict__ c_ptr_, int M_, int N_, int K_, int stride_am_, int stride_bk_, int stride_cm_, int tw_grid_x_, const __grid_constant__ tw_tmap tw_tmap0, const __grid_constant__ tw_tmap tw_tmap1, const __grid_constant__ tw_tmap tw_tmap2, const __grid_constant__ tw_tmap tw_tmap3, const __grid_constant__ tw_tmap tw_tmap4) {
   if (threadIdx.x == 0) {
