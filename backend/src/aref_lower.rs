@@ -84,6 +84,9 @@ use tawa_ir::{Function, Op, OpKind, Type, Value};
 
 use super::{elem_cty, operand_swizzle, unsupported, Emitter, OperandSmem, Res};
 use crate::codegen::{TensorMapParam, MAX_DYN_SMEM_BYTES};
+use crate::layout::{Layout, MmaVersion, WARP_SIZE};
+use crate::layout_assign::LayoutMap;
+use tawa_ir::host_expr::{host_expr, HostExpr};
 
 /// What a tensor map's copies do: its L2 promotion depends on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,9 +96,6 @@ pub(super) enum MapUse {
     /// TMA stores from the staging buffer (`tma_store_lower`).
     Store,
 }
-use crate::layout::{Layout, MmaVersion, WARP_SIZE};
-use crate::layout_assign::LayoutMap;
-use tawa_ir::host_expr::{host_expr, HostExpr};
 
 /// Where the code being emitted runs: one partition of a `ws` op.
 #[derive(Clone, Copy, Debug)]

@@ -318,7 +318,8 @@ struct Emitter<'f> {
     /// Tiles got from aref slots: the C expression of their byte offset
     /// from `tw_smem_raw`, and their layout.
     views: HashMap<Value, (String, OperandSmem)>,
-    /// Host-encoded TMA tensor maps, by `make_tensor_desc` and box width.
+    /// Host-encoded TMA tensor maps, by `make_tensor_desc`, box width, box
+    /// rows (where not the descriptor's) and what their copies do.
     tensor_maps: Vec<crate::codegen::TensorMapParam>,
     tensor_map_names: HashMap<(Op, u32, Option<u32>, aref_lower::MapUse), String>,
     /// The L2 promotion of the maps TMA loads read, in bytes
