@@ -46,7 +46,9 @@ instead of as few as walk the tiles in as many waves
 (`TAWA_WAVE_BALANCE=0`: a point's `NAME=VALUE` words are its
 environment, not flags); and TMA loads' tensor maps with the L2 cache's
 128-byte promotion instead of the default 256
-(`TAWA_DISABLE=wide-l2-promotion`).
+(`TAWA_DISABLE=wide-l2-promotion`); and the producer's threads copying
+with `cp.async` what TMA would copy (`--no-tma-loads`: where their
+registers allow, `--explain` says which).
 `--points nows-s3,ws-d4-m1,ws-defaults` runs a subset, named by the
 points' short ids (`--list` prints them with their labels and flags).
 Needs a GPU and the tawa-rs binary; nothing else (the plot is plain SVG).
@@ -88,6 +90,7 @@ POINTS = [
     ("ws-epilogue-overlap", "ws, epilogue overlap", ["--epilogue-overlap"]),
     ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
     ("ws-l2-promotion-128", "ws, 128-byte L2 promotion", ["TAWA_DISABLE=wide-l2-promotion"]),
+    ("ws-no-tma-loads", "ws, producer copies, no TMA loads", ["--no-tma-loads"]),
 ]
 
 

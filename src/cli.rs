@@ -247,6 +247,14 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_per_tile_copies: bool,
 
+    /// Let the producer's threads copy the pointer-tile loads that TMA
+    /// could copy (`cp.async`, 16 bytes a thread, as for the loads TMA
+    /// refuses), instead of TMA copies. Descriptor loads (`desc.load`,
+    /// `tl.make_tensor_descriptor`) stay TMA. The ablation of the copy
+    /// engine: `--explain` says which loads each copies.
+    #[arg(long)]
+    pub no_tma_loads: bool,
+
     /// Run a persistent warp-specialized kernel in thread-block clusters
     /// of 2 CTAs whose tiles share an operand (a GEMM's consecutive tiles
     /// share B's columns): each CTA copies half of the shared box and
@@ -345,6 +353,7 @@ impl PipelineFlags {
             tile_pingpong: self.tile_pingpong,
             tma_store: !self.no_tma_store,
             per_tile_copies: !self.no_per_tile_copies,
+            tma_loads: !self.no_tma_loads,
             tma_multicast: self.tma_multicast,
             occupancy: self.occupancy,
             slot_split: self.slot_split,
@@ -619,7 +628,7 @@ mod tests {
         );
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
-             --no-per-tile-copies --tma-multicast --occupancy=1 --slot-split 1",
+             --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1",
         )
         .unwrap();
         assert_eq!(
@@ -634,6 +643,7 @@ mod tests {
                 tile_pingpong: true,
                 tma_store: false,
                 per_tile_copies: false,
+                tma_loads: false,
                 tma_multicast: true,
                 occupancy: Some(1),
                 slot_split: Some(1),

@@ -478,7 +478,7 @@ fn warp_specialize_with(
                     }
                     _ => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, opts.tma_store, opts.per_tile_copies, true)?;
+                let split = split_or_why(&made, SplitOptions::of(opts))?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -502,7 +502,7 @@ fn warp_specialize_with(
                 let split = match stepped {
                     Ok(_) => {
                         check_pass("own_walk", &own)?;
-                        split_or_why(&own, opts.tma_store, opts.per_tile_copies, true)?.ok()
+                        split_or_why(&own, SplitOptions::of(opts))?.ok()
                     }
                     Err(_) => None,
                 };
@@ -527,7 +527,7 @@ fn warp_specialize_with(
     }
     let ws = match ws {
         Some(ws) => ws,
-        None => match split_or_why(func, opts.tma_store, opts.per_tile_copies, true)? {
+        None => match split_or_why(func, SplitOptions::of(opts))? {
             Ok(ws) => ws,
             Err(why) => return Ok(Err(why)),
         },
@@ -557,7 +557,11 @@ fn warp_specialize_with(
     let want = opts.aref_depth.unwrap_or(base.attrs.num_stages);
     let short = smem.filter(|with| tma_store && with.max_depth() < want);
     if let Some(with) = short {
-        if let Ok(Ok((mut plain, _))) = split_or_why(base, false, opts.per_tile_copies, true) {
+        let without_tma_stores = SplitOptions {
+            tma_store: false,
+            ..SplitOptions::of(opts)
+        };
+        if let Ok(Ok((mut plain, _))) = split_or_why(base, without_tma_stores) {
             let plain_consumers = split_consumers(&mut plain)?;
             if let Some(without) = measure_shared_memory(path, &plain, false) {
                 let room = want.min(without.max_depth());
@@ -650,7 +654,12 @@ fn software_pipeline_with(
     // kernel as written: `--no-ws` always has the plain kernel to give.
     // The fused partition copies ahead within its loops only: a tile's
     // operand loaded before them stays where the kernel loads it.
-    let (mut split, stores) = match split_or_why(func, opts.tma_store, false, false) {
+    let fused = SplitOptions {
+        per_tile_copies: false,
+        producer_copies: false,
+        ..SplitOptions::of(opts)
+    };
+    let (mut split, stores) = match split_or_why(func, fused) {
         Ok(Ok(split)) => split,
         Ok(Err(_)) => {
             return Ok(Err(
@@ -697,6 +706,54 @@ fn measure_shared_memory(path: &str, ws: &Function, tma_store: bool) -> Option<S
     SmemModel::from_two_depths(tawa_backend::MAX_DYN_SMEM_BYTES, one, two)
 }
 
+/// What [`split_or_why`] may do: TMA stores, per-tile copies, producer
+/// copies of the loads TMA refuses, TMA copies of pointer loads (the
+/// pipeline options', except where a caller turns one off).
+#[derive(Clone, Copy, Debug)]
+struct SplitOptions {
+    tma_store: bool,
+    per_tile_copies: bool,
+    producer_copies: bool,
+    tma_loads: bool,
+}
+
+impl SplitOptions {
+    fn of(opts: &PipelineOptions) -> SplitOptions {
+        SplitOptions {
+            tma_store: opts.tma_store,
+            per_tile_copies: opts.per_tile_copies,
+            producer_copies: true,
+            tma_loads: opts.tma_loads,
+        }
+    }
+}
+
+/// The TMA inference's decision for every load of `func`; without
+/// `tma_loads` (`--no-tma-loads`) every pointer-tile load is refused, so
+/// that the producer's threads copy the ones they can (`producer_copy`)
+/// and descriptor loads alone stay TMA copies.
+fn tma_plan(
+    func: &Function,
+    axis: &tawa_ir::axis_info::AxisInfoMap,
+    tma_loads: bool,
+) -> tawa_partitioner::TmaPlan {
+    let mut plan = tawa_partitioner::infer_tma(func, axis);
+    if !tma_loads {
+        for decision in &mut plan.decisions {
+            if let Ok(recipe) = decision {
+                if matches!(func.ops[recipe.op].kind, tawa_ir::OpKind::Load { .. }) {
+                    *decision = Err(tawa_partitioner::NotTma {
+                        op: recipe.op,
+                        loc: recipe.loc,
+                        reason: "TMA loads are off (--no-tma-loads)".into(),
+                    });
+                }
+            }
+        }
+    }
+    plan
+}
+
 /// Notes for `--explain` about the stores of a split kernel, at their
 /// source positions.
 type StoreNotes = Vec<(tawa_ir::Loc, String)>;
@@ -709,12 +766,16 @@ type StoreNotes = Vec<(tawa_ir::Loc, String)>;
 /// nothing to split.
 fn split_or_why(
     func: &Function,
-    tma_store: bool,
-    per_tile_copies: bool,
-    producer_copies: bool,
+    split: SplitOptions,
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
+    let SplitOptions {
+        tma_store,
+        per_tile_copies,
+        producer_copies,
+        tma_loads,
+    } = split;
     let axis = tawa_ir::axis_info::analyze(func);
-    let plan = tawa_partitioner::infer_tma(func, &axis);
+    let plan = tma_plan(func, &axis, tma_loads);
     let mut lowered = func.clone();
     tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
     check_pass("tma_lower", &lowered)?;
@@ -767,13 +828,34 @@ fn split_or_why(
         opts.producer_regs = copy_producer_regs(lowered.attrs.num_warps, &opts);
         let need = copy_registers(&lowered, &copies, opts.producer_warps);
         if need > opts.producer_regs {
-            copy_refusal = Some(format!(
-                "the producer cannot copy the tiles TMA refused: its threads would hold about \
-                 {need} registers of addresses and state, more than the {} it can have beside \
-                 {} consumer warps (smaller BLOCK_* tiles or fewer warps leave it more)",
-                opts.producer_regs, lowered.attrs.num_warps
+            // The first copies (in program order) that fit its registers;
+            // the rest stay in the consumer.
+            let mut kept = copies.len();
+            while kept > 0
+                && copy_registers(&lowered, &copies[..kept], opts.producer_warps)
+                    > opts.producer_regs
+            {
+                kept -= 1;
+            }
+            let which = if kept == 0 {
+                "the tiles TMA refused".to_string()
+            } else {
+                format!(
+                    "all {} tiles TMA refused (it copies the first {kept}, the others stay in \
+                     the consumer)",
+                    copies.len()
+                )
+            };
+            copy_refusal = Some((
+                format!(
+                    "the producer cannot copy {which}: its threads would hold about {need} \
+                     registers of addresses and state, more than the {} it can have beside {} \
+                     consumer warps (smaller BLOCK_* tiles or fewer warps leave it more)",
+                    opts.producer_regs, lowered.attrs.num_warps
+                ),
+                kept == 0,
             ));
-            copies.clear();
+            copies.truncate(kept);
         }
     }
     let ws = tawa_partitioner::warp_specialize_with_copies(
@@ -793,7 +875,7 @@ fn split_or_why(
                  others are not"
             )
         };
-        let copy_refusal = copy_refusal.map_or(String::new(), |why| format!("; {why}"));
+        let copy_refusal = copy_refusal.map_or(String::new(), |(why, _)| format!("; {why}"));
         return Ok(Err(format!(
             "no loop whose TMA copies feed a `tl.dot` ({which}){copy_refusal}"
         )));
@@ -820,11 +902,13 @@ fn split_or_why(
         )));
     }
     let mut store_notes = store_notes;
-    if let Some(why) = copy_refusal {
-        store_notes.push((
-            tawa_ir::Loc::UNKNOWN,
-            format!("mainloop: {why}; they stay in the consumer"),
-        ));
+    if let Some((why, none_copied)) = copy_refusal {
+        let rest = if none_copied {
+            "; they stay in the consumer"
+        } else {
+            ""
+        };
+        store_notes.push((tawa_ir::Loc::UNKNOWN, format!("mainloop: {why}{rest}")));
     }
     if !copies.is_empty() {
         // The producer's copies are the backend's to lower (their layouts,
@@ -839,7 +923,13 @@ fn split_or_why(
                  copies: {}",
                 e.message
             );
-            let without = split_or_why(func, tma_store, per_tile_copies, false)?;
+            let without = split_or_why(
+                func,
+                SplitOptions {
+                    producer_copies: false,
+                    ..split
+                },
+            )?;
             return Ok(match without {
                 Ok((ws, mut notes)) => {
                     notes.push((
@@ -1169,9 +1259,9 @@ pub fn compile_to_cuda(
 /// `--explain`: the TMA inference's decision for every load, one line each
 /// (`path:line:col: %a: TMA 2-D box [128, 64] f16, ...` or `...: not TMA:
 /// <reason>`).
-pub fn explain_tma(path: &str, func: &Function) -> String {
+pub fn explain_tma(path: &str, func: &Function, tma_loads: bool) -> String {
     let axis = tawa_ir::axis_info::analyze(func);
-    let plan = tawa_partitioner::infer_tma(func, &axis);
+    let plan = tma_plan(func, &axis, tma_loads);
     tawa_partitioner::explain(path, func, &plan)
 }
 
@@ -1290,7 +1380,8 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
     let module = frontend(&path, &source, &opts, color)?;
     if cmd.explain {
         let func = kernel_function(&module)?;
-        eprint!("{}", explain_tma(&path, func));
+        let tma_loads = cmd.pipeline_options().is_none_or(|o| o.tma_loads);
+        eprint!("{}", explain_tma(&path, func, tma_loads));
     }
     let bytes: Vec<u8> = match cmd.emit {
         Emit::TileIr => printer::print_module(&module).into_bytes(),

@@ -402,7 +402,7 @@ fn exercise(path: &str, source: &str, opts: &CompileOptions) -> Outcome {
             // rejects (an internal error, exit code 3).
             for func in &module.functions {
                 let _ = tawa_backend::generate_cuda(func, &Default::default());
-                let _ = tawa_rs::driver::explain_tma(path, func);
+                let _ = tawa_rs::driver::explain_tma(path, func, true);
                 if let Err(f) = tawa_rs::driver::compile_to_cuda(
                     path,
                     source,

@@ -170,6 +170,40 @@ fn attention_q_is_copied_by_the_producer_unless_asked_not_to() {
     assert!(stdout.contains("%q = desc_load"), "{stdout}");
 }
 
+/// `--no-tma-loads`: the swap-AB decode's tiles, read by the dot through
+/// `tl.trans`, are copied by the producer's threads with `cp.async` into
+/// the swizzled slots TMA would have written (the lines along the tile's
+/// rows), and `--explain` says so; without the flag they are TMA copies.
+#[test]
+fn no_tma_loads_leaves_the_copies_to_the_producers_threads() {
+    let decode = [
+        "triton-examples/kernels/matmul_swap_ab.py",
+        "--case",
+        "decode_16x8192x8192",
+        "--emit",
+        "cuda",
+        "--explain",
+    ];
+    let (code, stdout, stderr) = run(&decode);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("tw_tma_2d(tw_smem_u32"), "{stdout}");
+    assert!(!stdout.contains("tw_cp_async16(tw_smem_u32"), "{stdout}");
+
+    let mut args = decode.to_vec();
+    args.push("--no-tma-loads");
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("tw_tma_2d(tw_smem_u32"), "{stdout}");
+    assert!(stdout.contains("tw_cp_async16(tw_smem_u32"), "{stdout}");
+    for expected in [
+        "%a: not TMA: TMA loads are off (--no-tma-loads)",
+        "mainloop: %b: producer copy (cp.async, 16-byte",
+        "partitions: producer (4 warps, 128 registers)",
+    ] {
+        assert!(stderr.contains(expected), "no `{expected}` in:\n{stderr}");
+    }
+}
+
 /// The GEMM-like examples' large cases load no tile themselves in the
 /// warp-specialized kernel: every tile a loop reads comes through an aref
 /// from the producer. (A persistent kernel once kept the B tiles of the

@@ -1089,6 +1089,45 @@ fn slot_merge() {
     }
 }
 
+/// `--no-tma-loads`: the producer's threads copy the pointer tiles TMA
+/// would have copied (`cp.async` into the same swizzled slots), among them
+/// operands the dots read transposed (the swap-AB decode's `tl.trans(b)`
+/// and `tl.trans(a)`), at aref depths 1 to 4; bytes equal to the plain
+/// run's. A copy whose operand the dot reads transposed lies in its slot
+/// as the tile was loaded, as a TMA copy would.
+#[test]
+fn no_tma_loads() {
+    let runs = [
+        ("matmul_swap_ab", "decode_ragged"),
+        ("matmul_swap_ab", "two_row_tiles"),
+        ("matmul", "ragged_100"),
+    ];
+    for (example, case) in runs {
+        let ex = triton_examples::load(example).unwrap();
+        let case = ex.spec.case(case).unwrap().clone();
+        let what = format!("{}/{}", ex.name, case.name);
+        let (module, plain, expected) = plain_run(&ex, &case, &what);
+        for depth in 1..=4 {
+            let how = format!("{what} (--no-tma-loads, depth {depth})");
+            let opts = PipelineOptions {
+                aref_depth: Some(depth),
+                tma_loads: false,
+                ..PipelineOptions::default()
+            };
+            let ws = specialize(&what, &plain, &opts, &how);
+            let tma_puts = count_ops(&ws.func, |k| matches!(k, OpKind::DescLoad));
+            assert_eq!(tma_puts, 0, "{how}: TMA copies left");
+            assert!(
+                decided(&ws, "producer copy (cp.async"),
+                "{how}: {:#?}",
+                ws.schedule.decisions
+            );
+            simulate_against(&module, &ex.spec, &case, ws.func, &expected, &how);
+        }
+        eprintln!("ok   {what}: producer copies instead of TMA");
+    }
+}
+
 /// The default merge of a 128x128x64 GEMM of two consumer warpgroups
 /// (driver defaults, no depth asked): its 5-slot ring rounded up to 6
 /// and merged into 3 slots of two K steps, with an odd and an even number

@@ -841,11 +841,15 @@ impl Emitter<'_> {
             let eb = self.scalar_of(r).byte_size().max(1);
             let (off, smem, _) = ring.buffers[j];
             let w = smem.w;
-            let (line_dim, along_dim) = smem.line_and_along();
-            if along_dim != 1 || shape.len() != 2 {
+            // A slot's swizzle lines run along the tile's last dimension,
+            // as TMA writes them (`buffer_smem`), whether the dots read the
+            // tile or its transpose: in the tile's coordinates, lines are
+            // its rows.
+            let (line_dim, along_dim) = (0, 1);
+            if shape.len() != 2 {
                 return Err(unsupported(
                     loc,
-                    "internal: a producer copy into a slot whose lines do not run along the tile's last dimension",
+                    "internal: a producer copy of a tile that is not 2-D",
                 ));
             }
             let per_chunk = 16 / eb;

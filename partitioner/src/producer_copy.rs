@@ -263,23 +263,31 @@ fn is_zero(func: &Function, v: Value) -> bool {
 /// Whether tile `v` is read only as the same operand (`a` or `b`) of
 /// `dot`s, directly or through one 2-D `trans`: what an aref slot serves.
 fn only_dot_operand(func: &Function, v: Value) -> bool {
+    dot_operand_role(func, v, true).is_some()
+}
+
+/// The operand (0: `a`, 1: `b`) of every `dot` that reads `v`, directly
+/// or, where `through_trans`, through one 2-D `trans` (whose reads count
+/// as the other operand's rows); `None` when something else reads it,
+/// nothing does, or dots read it as both.
+fn dot_operand_role(func: &Function, v: Value, through_trans: bool) -> Option<usize> {
     let mut role = None;
-    let mut any = false;
     for (_, data) in func.ops.iter() {
         for (i, &o) in data.operands.iter().enumerate() {
             if o != v {
                 continue;
             }
-            any = true;
-            match &data.kind {
-                OpKind::Dot { .. } if i < 2 => {
-                    if role.replace(i).is_some_and(|r| r != i) {
-                        return false;
-                    }
+            let read_as = match &data.kind {
+                OpKind::Dot { .. } if i < 2 => i,
+                OpKind::Trans { .. } if through_trans && func.ty(o).shape().len() == 2 => {
+                    dot_operand_role(func, data.results[0], false)?
                 }
-                _ => return false,
+                _ => return None,
+            };
+            if role.replace(read_as).is_some_and(|r| r != read_as) {
+                return None;
             }
         }
     }
-    any
+    role
 }

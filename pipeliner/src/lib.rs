@@ -154,6 +154,12 @@ pub struct PipelineOptions {
     /// On by default; `--no-per-tile-copies` leaves the load in the
     /// consumer (the ablation baseline).
     pub per_tile_copies: bool,
+    /// Copy pointer-tile loads that TMA can express with TMA (the
+    /// default). `--no-tma-loads` leaves them to the producer's threads
+    /// (`cp.async`, `tawa_partitioner::producer_copy`) where those can
+    /// copy them, the path loads TMA refuses take: an ablation of the copy
+    /// engine against the load/store units. Descriptor loads stay TMA.
+    pub tma_loads: bool,
     /// Run a persistent warp-specialized kernel in clusters of 2 CTAs
     /// that copy each shared box in halves, multicast into both
     /// ([`tma_multicast`]). Off by default (`--tma-multicast` turns it
@@ -193,6 +199,7 @@ impl Default for PipelineOptions {
             tile_pingpong: false,
             tma_store: true,
             per_tile_copies: true,
+            tma_loads: true,
             tma_multicast: false,
             occupancy: None,
             slot_split: None,
