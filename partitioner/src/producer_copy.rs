@@ -260,6 +260,17 @@ fn is_zero(func: &Function, v: Value) -> bool {
     }
 }
 
+/// Whether some reader of load `load`'s tile is a `trans` (a producer
+/// copy of an operand the dots read transposed).
+pub fn read_through_trans(func: &Function, load: Op) -> bool {
+    let Some(&v) = func.ops[load].results.first() else {
+        return false;
+    };
+    func.ops
+        .iter()
+        .any(|(_, data)| matches!(data.kind, OpKind::Trans { .. }) && data.operands.contains(&v))
+}
+
 /// Whether tile `v` is read only as the same operand (`a` or `b`) of
 /// `dot`s, directly or through one 2-D `trans`: what an aref slot serves.
 fn only_dot_operand(func: &Function, v: Value) -> bool {
