@@ -277,11 +277,11 @@ fn only_dot_operand(func: &Function, v: Value) -> bool {
     dot_operand_role(func, v, true).is_some()
 }
 
-/// The operand (0: `a`, 1: `b`) of every `dot` that reads `v`, directly
-/// or, where `through_trans`, through one 2-D `trans` (whose reads count
-/// as the other operand's rows); `None` when something else reads it,
-/// nothing does, or dots read it as both.
-fn dot_operand_role(func: &Function, v: Value, through_trans: bool) -> Option<usize> {
+/// How the `dot`s read `v`: which operand (0: `a`, 1: `b`) and whether
+/// through one 2-D `trans` (only where `through_trans`); `None` when
+/// something else reads it, nothing does, or two readers differ in
+/// either (one slot layout serves them all).
+fn dot_operand_role(func: &Function, v: Value, through_trans: bool) -> Option<(usize, bool)> {
     let mut role = None;
     for (_, data) in func.ops.iter() {
         for (i, &o) in data.operands.iter().enumerate() {
@@ -289,9 +289,9 @@ fn dot_operand_role(func: &Function, v: Value, through_trans: bool) -> Option<us
                 continue;
             }
             let read_as = match &data.kind {
-                OpKind::Dot { .. } if i < 2 => i,
+                OpKind::Dot { .. } if i < 2 => (i, false),
                 OpKind::Trans { .. } if through_trans && func.ty(o).shape().len() == 2 => {
-                    dot_operand_role(func, data.results[0], false)?
+                    (dot_operand_role(func, data.results[0], false)?.0, true)
                 }
                 _ => return None,
             };
