@@ -89,6 +89,34 @@ fn explain_says_which_tiles_the_producer_copies() {
     );
 }
 
+/// Where the producer's registers hold only some of the copies, it keeps
+/// the first (program order) and says that the others stay in the
+/// consumer: the linear layer's X and W under `--no-tma-loads` (W, read
+/// through `tl.trans`, is a copy only with that flag), 50 registers
+/// against the 40 beside 8 consumer warps.
+#[test]
+fn explain_says_which_copies_the_producer_keeps() {
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/linear.py",
+        "--case",
+        "k_tail_8_warps",
+        "--no-tma-loads",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let kept = line_with(&stderr, "mainloop: the producer cannot copy");
+    assert!(
+        kept.contains("all 2 tiles TMA refused (it copies the first 1, the others stay in the consumer): its threads would hold about 50 registers"),
+        "{kept}"
+    );
+    assert!(!kept.contains("; they stay in the consumer"), "{kept}");
+    let x = line_with(&stderr, "mainloop: %x: ");
+    assert!(x.contains("producer copy (cp.async"), "{x}");
+    assert!(!stderr.contains("mainloop: %w: producer copy"), "{stderr}");
+}
+
 #[test]
 fn without_explain_stderr_stays_quiet() {
     let (code, _, stderr) = run(&["triton-examples/kernels/matmul.py", "--case", "square_4096"]);
