@@ -822,7 +822,7 @@ fn split_or_why(
     // yet: only `--no-tma-loads`, the ablation that asks for them, makes
     // them for now; by default such a load stays in the consumer.
     if tma_loads {
-        copies.retain(|c| !tawa_partitioner::producer_copy::read_through_trans(&lowered, c.op));
+        copies.retain(|c| !c.transposed);
     }
     let mut opts = tawa_partitioner::WsOptions {
         depth: 1,

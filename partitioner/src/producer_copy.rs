@@ -50,6 +50,9 @@ pub struct ProducerCopy {
     pub chunk_bytes: u32,
     /// Why TMA refused it (the TMA inference's sentence).
     pub not_tma: String,
+    /// The dots read the tile through a `trans` (it lies in its slot as
+    /// loaded all the same).
+    pub transposed: bool,
 }
 
 impl ProducerCopy {
@@ -195,9 +198,7 @@ fn copy_of(
     if has_other && !is_zero(func, data.operands[2]) {
         return None;
     }
-    if !only_dot_operand(func, r) {
-        return None;
-    }
+    let (_, transposed) = dot_operand_role(func, r, true)?;
     let runs = |facts: &AxisInfoMap| facts.get(ptr).contiguity.get(1).copied().unwrap_or(1);
     if runs(axis) < per_chunk {
         let hint = if runs(hinted) >= per_chunk {
@@ -241,6 +242,7 @@ fn copy_of(
         unproven: unproven.join(" and "),
         chunk_bytes: CHUNK_BYTES,
         not_tma,
+        transposed,
     }))
 }
 
@@ -258,23 +260,6 @@ fn is_zero(func: &Function, v: Value) -> bool {
         OpKind::Splat => is_zero(func, func.ops[d].operands[0]),
         _ => false,
     }
-}
-
-/// Whether some reader of load `load`'s tile is a `trans` (a producer
-/// copy of an operand the dots read transposed).
-pub fn read_through_trans(func: &Function, load: Op) -> bool {
-    let Some(&v) = func.ops[load].results.first() else {
-        return false;
-    };
-    func.ops
-        .iter()
-        .any(|(_, data)| matches!(data.kind, OpKind::Trans { .. }) && data.operands.contains(&v))
-}
-
-/// Whether tile `v` is read only as the same operand (`a` or `b`) of
-/// `dot`s, directly or through one 2-D `trans`: what an aref slot serves.
-fn only_dot_operand(func: &Function, v: Value) -> bool {
-    dot_operand_role(func, v, true).is_some()
 }
 
 /// How the `dot`s read `v`: which operand (0: `a`, 1: `b`) and whether
