@@ -41,6 +41,11 @@ comparison of the persistent and descriptor examples with the plain grid
 at the same shape (each normalized by its own run's cuBLAS, since they
 ran in separate processes).
 
+`--kernel-times` adds, per side, the GPU durations of the kernels it
+launches as CUPTI records them (torch.profiler) under the same flush and
+sleep, and the gap between the sleep's end and each kernel's start: an
+event pair times both, this tells them apart.
+
 `TAWA_FLAGS` (the compiler's pipeline flags, e.g. `--mma-depth 1`, read
 by the `tawa` package) applies to the tawa side only, and is recorded in
 each JSON object as `tawa_flags`.
@@ -458,6 +463,65 @@ def time_interleaved(fns, iters, warmup):
     return [statistics.median(t) for t in times]
 
 
+def summarize_kernels(events):
+    """Chrome-trace kernel events (`name`, `ts`, `dur` in microseconds) of
+    calls each preceded by the harness's flush (torch's fill kernel) and
+    sleep (its spin kernel): per other kernel, in order of first launch, how many
+    ran, their median duration and the median gap from the end of the
+    kernel before it (the sleep, for a call's first kernel) to their start.
+    A kernel right after the flush has no gap (there was no sleep)."""
+    per, prev_end = {}, None
+    for e in sorted(events, key=lambda e: e["ts"]):
+        name = e["name"]
+        if "spin_kernel" in name:  # torch.cuda._sleep
+            prev_end = e["ts"] + e["dur"]
+            continue
+        if "FillFunctor" in name:  # the flush's zero_()
+            prev_end = None
+            continue
+        d = per.setdefault(name[:80], {"us": [], "gap": []})
+        d["us"].append(e["dur"])
+        if prev_end is not None:
+            d["gap"].append(e["ts"] - prev_end)
+        prev_end = e["ts"] + e["dur"]
+    return [{"kernel": k, "n": len(d["us"]), "us": statistics.median(d["us"]),
+             "gap_us": statistics.median(d["gap"]) if d["gap"] else None}
+            for k, d in per.items()]
+
+
+def kernel_times(fns, iters):
+    """Each of `fns` again, `iters` calls under the same flush and sleep as
+    `time_interleaved`, recorded by torch.profiler (CUPTI): per GPU kernel
+    they launch, its median duration on the GPU and the median gap between
+    the end of the kernel before it (the sleep) and its start, in
+    microseconds. Separates what a kernel takes from what its launch adds
+    (an event pair times both). `[{"kernel", "n", "us", "gap_us"}]` per
+    function."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
+    sleep = getattr(torch.cuda, "_sleep", None)
+    out = []
+    for f in fns:
+        f()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(iters):
+                flush.zero_()
+                if sleep is not None:
+                    sleep(1_000_000)
+                f()
+            torch.cuda.synchronize()
+        with tempfile.NamedTemporaryFile(suffix=".json") as trace:
+            prof.export_chrome_trace(trace.name)
+            with open(trace.name) as t:
+                events = [e for e in json.load(t)["traceEvents"] if e.get("cat") == "kernel"]
+        out.append(summarize_kernels(events))
+    del flush
+    return out
+
+
 def _err(e):
     first = (str(e).strip().splitlines() or [""])[0]
     return f"{type(e).__name__}: {first[:200]}"
@@ -535,6 +599,17 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
                 row[n]["ms"] = t
                 if plan["flops"]:
                     row[n]["tflops"] = plan["flops"] / t * 1e-9
+        if opts.kernel_times:
+            try:
+                for n, k in zip(names, kernel_times([launches[n] for n in names], opts.iters)):
+                    row[n]["kernels"] = k
+                    print(f"  {n}: " + "; ".join(
+                        f"{x['kernel'][:40]} {x['us']:.2f} us on the GPU"
+                        + (f", {x['gap_us']:.2f} us after the sleep" if x["gap_us"] is not None else "")
+                        for x in k), flush=True)
+            except Exception as e:  # noqa: BLE001 - the profiler is an extra
+                traceback.print_exc()
+                row["kernel_times_error"] = _err(e)
     ms = {s: row.get(s, {}).get("ms") for s in SIDES}
     row["tawa_vs_triton"] = speed_ratio(ms["tawa"], ms["triton"])
     row["tawa_vs_cublas"] = speed_ratio(ms["tawa"], ms["cublas"])
@@ -735,6 +810,9 @@ def main(argv=None):
     p.add_argument("--report", nargs="+", metavar="JSONL", help="write the markdown table of these "
                    "JSON lines instead of running")
     p.add_argument("--out", help="with --report: write the table here too")
+    p.add_argument("--kernel-times", action="store_true", help="after timing, run each side again "
+                   "under torch.profiler and report its kernels' own GPU durations (CUPTI) and their "
+                   "start after the sleep: what the kernel takes apart from what its launch adds")
     p.add_argument("--dry-run", action="store_true", help="print what each case would launch and "
                    "compare with, and check that the kernel's source extracts; needs no GPU or torch")
     opts = p.parse_args(argv)

@@ -266,6 +266,25 @@ class Report(unittest.TestCase):
             with open(out) as f:
                 self.assertIn("| matmul | square_4096 |", f.read())
 
+    def test_kernel_times_skip_the_harness_and_measure_from_the_sleep(self):
+        fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<signed char>>"
+        events = []
+        for call in range(3):
+            t = 1000.0 * call
+            events += [{"name": fill, "ts": t, "dur": 90.0},
+                       {"name": "spin_kernel(long)", "ts": t + 100, "dur": 500.0},
+                       {"name": "gemm", "ts": t + 601 + call, "dur": 50.0 + call},
+                       {"name": "epilogue", "ts": t + 655 + call, "dur": 2.0}]
+        rows = ss.summarize_kernels(list(reversed(events)))
+        self.assertEqual([r["kernel"] for r in rows], ["gemm", "epilogue"])
+        gemm, epilogue = rows
+        self.assertEqual((gemm["n"], gemm["us"], gemm["gap_us"]), (3, 51.0, 2.0))
+        self.assertEqual(epilogue["gap_us"], 3.0)  # from the end of the gemm before it
+        # A kernel right after the flush (no sleep between) has no gap.
+        rows = ss.summarize_kernels([{"name": fill, "ts": 0.0, "dur": 9.0},
+                                     {"name": "k", "ts": 10.0, "dur": 5.0}])
+        self.assertIsNone(rows[0]["gap_us"])
+
     def test_speed_ratio(self):
         self.assertEqual(ss.speed_ratio(1.0, 2.0), 2.0)
         self.assertIsNone(ss.speed_ratio(None, 2.0))
