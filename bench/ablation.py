@@ -91,6 +91,7 @@ POINTS = [
     ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
     ("ws-l2-promotion-128", "ws, 128-byte L2 promotion", ["TAWA_DISABLE=wide-l2-promotion"]),
     ("ws-no-tma-loads", "ws, producer copies, no TMA loads", ["--no-tma-loads"]),
+    ("ws-small-stores-tma", "ws, small tiles TMA-stored too", ["--small-store-bytes", "0"]),
 ]
 
 

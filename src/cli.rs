@@ -239,6 +239,16 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_tma_store: bool,
 
+    /// Keep the stores of tiles of at most N bytes element-wise, straight
+    /// from the registers that hold them (no TMA store, no conversion to a
+    /// coalesced layout first): for so small a tile the staging, fence and
+    /// barriers cost more than the stores they make efficient, at the end
+    /// of the program where nothing hides them. `--small-store-bytes 0`
+    /// makes every store a TMA store can write one (the ablation
+    /// baseline); `--explain` gives each store's reason.
+    #[arg(long, value_name = "N", default_value_t = tawa_ir::SMALL_STORE_BYTES)]
+    pub small_store_bytes: u64,
+
     /// Let the consumer load a tile its loops' dots read but the kernel
     /// loads once per tile (attention's `q`) itself, instead of the
     /// producer copying it with TMA through a one-slot aref of its own
@@ -352,6 +362,7 @@ impl PipelineFlags {
             pingpong: !self.no_pingpong,
             tile_pingpong: self.tile_pingpong,
             tma_store: !self.no_tma_store,
+            small_store_bytes: self.small_store_bytes,
             per_tile_copies: !self.no_per_tile_copies,
             tma_loads: !self.no_tma_loads,
             tma_multicast: self.tma_multicast,
@@ -628,7 +639,8 @@ mod tests {
         );
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
-             --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1",
+             --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1 \
+             --small-store-bytes 0",
         )
         .unwrap();
         assert_eq!(
@@ -642,6 +654,7 @@ mod tests {
                 pingpong: false,
                 tile_pingpong: true,
                 tma_store: false,
+                small_store_bytes: 0,
                 per_tile_copies: false,
                 tma_loads: false,
                 tma_multicast: true,

@@ -712,6 +712,7 @@ fn measure_shared_memory(path: &str, ws: &Function, tma_store: bool) -> Option<S
 #[derive(Clone, Copy, Debug)]
 struct SplitOptions {
     tma_store: bool,
+    store_policy: tawa_partitioner::tma_store::StorePolicy,
     per_tile_copies: bool,
     producer_copies: bool,
     tma_loads: bool,
@@ -721,6 +722,9 @@ impl SplitOptions {
     fn of(opts: &PipelineOptions) -> SplitOptions {
         SplitOptions {
             tma_store: opts.tma_store,
+            store_policy: tawa_partitioner::tma_store::StorePolicy {
+                small_store_bytes: opts.small_store_bytes,
+            },
             per_tile_copies: opts.per_tile_copies,
             producer_copies: true,
             tma_loads: opts.tma_loads,
@@ -770,6 +774,7 @@ fn split_or_why(
 ) -> Result<Result<(Function, StoreNotes), String>, WsError> {
     let SplitOptions {
         tma_store,
+        store_policy,
         per_tile_copies,
         producer_copies,
         tma_loads,
@@ -786,9 +791,10 @@ fn split_or_why(
         )]
     } else {
         let stores = tawa_partitioner::infer_tma_stores(func, &axis);
-        tawa_partitioner::lower_tma_stores(&mut lowered, &stores);
+        tawa_partitioner::lower_tma_stores(&mut lowered, &stores, store_policy);
         check_pass("tma_store", &lowered)?;
-        let decisions = tawa_partitioner::tma_store::store_decisions(&lowered, &stores);
+        let decisions =
+            tawa_partitioner::tma_store::store_decisions(&lowered, &stores, store_policy);
         explain_stores(&lowered, &decisions)
     };
     // The pointer tiles the rewritten loads and stores used, and the

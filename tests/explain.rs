@@ -117,6 +117,32 @@ fn explain_says_which_copies_the_producer_keeps() {
     assert!(!stderr.contains("mainloop: %w: producer copy"), "{stderr}");
 }
 
+/// The swap-AB decode's 16x128 fp16 output tile (4 KiB) is stored from
+/// the registers, with the reason; `--small-store-bytes 0` makes it a TMA
+/// store again.
+#[test]
+fn explain_says_a_small_tile_is_stored_from_registers() {
+    let args = [
+        "triton-examples/kernels/matmul_swap_ab.py",
+        "--case",
+        "decode_16x8192x8192",
+        "--emit",
+        "ws-ir",
+        "--explain",
+    ];
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let store = line_with(&stderr, "epilogue: the store of %c");
+    assert!(
+        store.contains("stays element-wise (st.global): the tile is 4096 bytes (at most 4096, --small-store-bytes)"),
+        "{store}"
+    );
+    let (code, _, stderr) = run(&[&args[..], &["--small-store-bytes", "0"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let store = line_with(&stderr, "epilogue: TMA store of %c");
+    assert!(store.contains("(16x128 f16: boxes [16, 64]"), "{store}");
+}
+
 #[test]
 fn without_explain_stderr_stays_quiet() {
     let (code, _, stderr) = run(&["triton-examples/kernels/matmul.py", "--case", "square_4096"]);

@@ -613,6 +613,10 @@ fn check_epilogue_overlap(
                 aref_depth: Some(depth),
                 mma_depth: Some(0),
                 epilogue_overlap: true,
+                // The small cases' tiles are TMA stores, as the large
+                // ones' are by default: the deferred stores are what the
+                // pass moves.
+                small_store_bytes: 0,
                 ..PipelineOptions::default()
             };
             (depth, format!("epilogue overlap, depth {depth}"), opts)

@@ -2163,10 +2163,18 @@ impl<'f> Emitter<'f> {
     /// layout of the pointers (converted in shared memory, rows padded):
     /// the accumulator layout would write a few bytes per thread per row,
     /// half of each 32-byte sector wasted, where a blocked layout writes
-    /// whole 16-byte vectors side by side.
+    /// whole 16-byte vectors side by side. A tile of at most
+    /// `tawa_ir::SMALL_STORE_BYTES` stays in its own layout: the
+    /// conversion's round trip and barriers would cost more.
     fn pointer_store_layout(&self, ptr: Value, val: Value) -> Layout {
         let home = self.store_layout(val);
         if !matches!(home, Layout::Mma(_) | Layout::Linear(_)) || !self.ty(val).is_tensor() {
+            return home;
+        }
+        let ty = self.ty(val);
+        let bytes = ty.shape().iter().map(|&d| d as u64).product::<u64>()
+            * ty.elem().map_or(0, |e| access_bytes(e) as u64);
+        if bytes <= tawa_ir::SMALL_STORE_BYTES {
             return home;
         }
         let anchor = crate::layout_assign::pointer_anchor(
@@ -3115,9 +3123,17 @@ impl<'f> Emitter<'f> {
         }
         let c = elem_cty(self.elem(r));
         let regs = self.regs(r, layout);
-        let a = match layout.permuted(&inverse) {
-            Some(src_layout) => self.tile(src, &src_layout)?,
-            None => {
+        // A rename of the operand's registers (an accumulator's spelled-out
+        // layout, permuted): register r keeps its element.
+        let home = self.layouts.home(src).cloned();
+        let renamed = home.filter(|h| {
+            h.permuted(&inverse).is_none()
+                && h.trans_rename(self.ty(src).shape(), perm).as_ref() == Ok(layout)
+        });
+        let a = match (renamed, layout.permuted(&inverse)) {
+            (Some(home), _) => self.tile(src, &home)?,
+            (None, Some(src_layout)) => self.tile(src, &src_layout)?,
+            (None, None) => {
                 let mid = crate::layout_assign::default_layout(self.ty(r), self.num_warps)
                     .ok_or_else(|| unsupported(data.loc, "internal: `trans` of a non-tile"))?;
                 let src_layout = mid

@@ -954,6 +954,36 @@ impl Layout {
         Ok(out)
     }
 
+    /// The layout of `trans(x, perm)` (`x` of `shape` in `self`) as a
+    /// register rename: [`Layout::permuted`] where the layout has a
+    /// permuted form of its own, else (an MMA accumulator) the layout
+    /// spelled out ([`Linear`]) with its dimensions renamed. Register `r`
+    /// of every thread keeps its element, checked element by element;
+    /// `Err` says why the transpose goes through shared memory instead.
+    pub fn trans_rename(&self, shape: &[u32], perm: &[u32]) -> Result<Layout, String> {
+        if let Some(l) = self.permuted(perm) {
+            return Ok(l);
+        }
+        if perm.len() != shape.len() {
+            return Err("internal: the permutation is not of the tile's rank".into());
+        }
+        let out = Linear::of(self, shape)?.permuted(perm).canonical();
+        let to: Vec<u32> = perm.iter().map(|&p| shape[p as usize]).collect();
+        let regs = self.regs_per_thread(shape);
+        let kept = out.regs_per_thread(&to) == regs
+            && every_register(self.num_warps(), regs, |lane, warp, r| {
+                let c = self.coords(shape, lane, warp, r);
+                let want: Vec<u32> = perm.iter().map(|&p| c[p as usize]).collect();
+                out.coords(&to, lane, warp, r) == want
+            });
+        if !kept {
+            return Err(format!(
+                "internal: {out} does not keep the elements of {self}"
+            ));
+        }
+        Ok(out)
+    }
+
     /// The layout of each half of `split(x)` (`x` of `shape` in `self`,
     /// last dimension 2) when the split is a register rename, and the
     /// registers below the halves' digit ([`halves_register`]); checked
@@ -1440,7 +1470,26 @@ mod tests {
         let rowvec = Layout::slice(1, acc.clone());
         let why = rowvec.reshape_rename(&[128], &[2, 64]).unwrap_err();
         assert!(why.contains("several threads"), "{why}");
-        // The transposed accumulator stays converted (no permuted MMA).
+        // The accumulator has no permuted MMA layout of its own ...
         assert_eq!(acc.permuted(&[1, 0]), None);
+    }
+
+    /// ... but its transpose is a rename of its registers, spelled out:
+    /// the swap-AB decode's `tl.trans(acc)` of a 128x16 accumulator.
+    #[test]
+    fn a_transposed_accumulator_is_renamed() {
+        let acc = accumulator([4, 1], 16);
+        let t = acc.trans_rename(&[128, 16], &[1, 0]).expect("a rename");
+        assert!(matches!(t, Layout::Linear(_)), "{t}");
+        assert_eq!(t.regs_per_thread(&[16, 128]), 16);
+        for (lane, warp, r) in [(0, 0, 0), (5, 1, 3), (31, 3, 15)] {
+            let mut c = acc.coords(&[128, 16], lane, warp, r);
+            c.reverse();
+            assert_eq!(t.coords(&[16, 128], lane, warp, r), c);
+        }
+        check_cover(&t, &[16, 128], 4);
+        // A blocked layout keeps its own permuted form.
+        let b = Layout::Blocked(Blocked::default_for(&[64, 32], 4, 4));
+        assert_eq!(b.trans_rename(&[64, 32], &[1, 0]).ok(), b.permuted(&[1, 0]));
     }
 }

@@ -549,13 +549,16 @@ impl Assigner<'_> {
                 }
             }
             // The operand's layout, permuted: a rename, no data moves. A
-            // transposed accumulator (no permuted MMA layout) is converted
-            // to the default layout of the operand's shape first.
+            // transposed accumulator (no permuted MMA layout) is spelled
+            // out and renamed ([`Layout::trans_rename`]); where even that
+            // fails, it is converted to the default layout of the
+            // operand's shape first.
             OpKind::Trans { perm } => {
                 let r = res.unwrap();
+                let shape = f.ty(ops[0]).shape();
                 let layout = self.map.home[ops[0]]
                     .as_ref()
-                    .and_then(|l| l.permuted(perm))
+                    .and_then(|l| l.trans_rename(shape, perm).ok())
                     .or_else(|| self.default_for(r));
                 self.set(r, layout, heavy_in);
             }

@@ -171,7 +171,7 @@ fn linear_reads_the_weight_transpose_k_major_from_its_operand_buffer() {
 }
 
 #[test]
-fn swap_ab_reads_the_transposed_b_mn_major_and_converts_the_accumulator_once() {
+fn swap_ab_reads_the_transposed_b_mn_major_and_never_converts_the_accumulator() {
     let text = cuda("matmul_swap_ab", "decode_ragged");
     let body = main_loop(&text);
     assert!(
@@ -183,8 +183,24 @@ fn swap_ab_reads_the_transposed_b_mn_major_and_converts_the_accumulator_once() {
     // set for A only ("p, 1, 1, 1, 0").
     assert!(dot.contains("tw_desc_mn"), "A is not read MN-major:\n{dot}");
     assert!(dot.contains("p, 1, 1, 1, 0;"), "transpose bits:\n{dot}");
-    // The transposed accumulator: one trip through shared memory, after
-    // the loop.
+    // The transposed accumulator is its registers renamed, and its 16x64
+    // fp16 tile (2 KiB, at most tawa_ir::SMALL_STORE_BYTES) is stored
+    // straight from them: no trip through shared memory, no TMA store.
+    let after = &text[text.find(body).unwrap() + body.len()..];
+    assert_eq!(
+        after.matches("through shared memory").count() + after.matches("// convert").count(),
+        0,
+        "the accumulator is converted:\n{after}"
+    );
+    assert!(!after.contains("tw_tma_store"), "a TMA store:\n{after}");
+    assert!(
+        after.contains("= c_"),
+        "no store from the registers:\n{after}"
+    );
+    // Two row tiles of 32x128 (8 KiB): stored through the pointers'
+    // coalesced layout, one trip through shared memory at the store.
+    let text = cuda("matmul_swap_ab", "two_row_tiles");
+    let body = main_loop(&text);
     let after = &text[text.find(body).unwrap() + body.len()..];
     assert_eq!(
         after.matches("through shared memory").count() + after.matches("// convert").count(),

@@ -58,10 +58,28 @@ fn tma_element(e: ScalarType) -> bool {
     )
 }
 
-/// Why the store of recipe `r` does not become a TMA store, or `None`
-/// when it does (see the module docs). Each reason says what would lift
-/// it.
-pub fn why_not_stored(func: &Function, r: &TmaRecipe) -> Option<String> {
+/// Which of the stores TMA can write it is to write: all but the small
+/// tiles, by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorePolicy {
+    /// Tiles of at most this many bytes stay pointer stores, written from
+    /// the registers that hold them (`tawa_ir::SMALL_STORE_BYTES` by
+    /// default; 0: none).
+    pub small_store_bytes: u64,
+}
+
+impl Default for StorePolicy {
+    fn default() -> Self {
+        StorePolicy {
+            small_store_bytes: tawa_ir::SMALL_STORE_BYTES,
+        }
+    }
+}
+
+/// Why the store of recipe `r` does not become a TMA store under
+/// `policy`, or `None` when it does (see the module docs). Each reason
+/// says what would lift it.
+pub fn why_not_stored(func: &Function, r: &TmaRecipe, policy: StorePolicy) -> Option<String> {
     if !matches!(func.ops[r.op].kind, OpKind::Store { .. }) {
         return Some("internal: not a store".into());
     }
@@ -82,6 +100,14 @@ pub fn why_not_stored(func: &Function, r: &TmaRecipe) -> Option<String> {
              pointer)",
             r.dims.len(),
             tile.len()
+        ));
+    }
+    let bytes = tile.iter().map(|&d| d as u64).product::<u64>() * r.elem.byte_size() as u64;
+    if bytes <= policy.small_store_bytes {
+        return Some(format!(
+            "the tile is {bytes} bytes (at most {}, --small-store-bytes): stored from the \
+             registers, as a TMA store's staging and barriers take longer than so few stores",
+            policy.small_store_bytes
         ));
     }
     let in_order = r
@@ -125,10 +151,10 @@ pub fn why_not_stored(func: &Function, r: &TmaRecipe) -> Option<String> {
 
 /// Rewrites the stores of `plan` (from `infer_tma_stores` on `func`)
 /// that [`why_not_stored`] accepts into `desc_store`s; returns them.
-pub fn lower_tma_stores(func: &mut Function, plan: &TmaPlan) -> Vec<Op> {
+pub fn lower_tma_stores(func: &mut Function, plan: &TmaPlan, policy: StorePolicy) -> Vec<Op> {
     let recipes: Vec<TmaRecipe> = plan
         .recipes()
-        .filter(|r| why_not_stored(func, r).is_none())
+        .filter(|r| why_not_stored(func, r, policy).is_none())
         .cloned()
         .collect();
     let mut stores = Vec::new();
@@ -194,7 +220,7 @@ pub struct StoreDecision {
 /// The decision for every tile store of `func` (pointer tiles, block
 /// pointers and `desc_store`s), in program order, given `plan` from
 /// `infer_tma_stores`.
-pub fn store_decisions(func: &Function, plan: &TmaPlan) -> Vec<StoreDecision> {
+pub fn store_decisions(func: &Function, plan: &TmaPlan, policy: StorePolicy) -> Vec<StoreDecision> {
     let mut out = Vec::new();
     func.walk(&mut |op| {
         let data = &func.ops[op];
@@ -205,7 +231,7 @@ pub fn store_decisions(func: &Function, plan: &TmaPlan) -> Vec<StoreDecision> {
                 .to_string()),
             OpKind::Store { .. } if func.ty(data.operands[1]).is_tensor() => {
                 match plan.decision(op) {
-                    Some(Ok(r)) => why_not_stored(func, r).map_or(Ok(()), Err),
+                    Some(Ok(r)) => why_not_stored(func, r, policy).map_or(Ok(()), Err),
                     Some(Err(n)) => Err(n.reason.clone()),
                     None => Err("internal: no decision".into()),
                 }

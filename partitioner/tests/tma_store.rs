@@ -14,7 +14,9 @@ mod file_kernel;
 use expect_test::expect_file;
 use tawa_ir::{axis_info, eliminate_dead_code, print_function, verify_function};
 use tawa_partitioner::infer_tma_stores;
-use tawa_partitioner::tma_store::{host_descriptor_store, lower_tma_stores, store_decisions};
+use tawa_partitioner::tma_store::{
+    host_descriptor_store, lower_tma_stores, store_decisions, StorePolicy,
+};
 
 #[test]
 fn store_file_tests() {
@@ -31,8 +33,12 @@ fn store_file_tests() {
             .unwrap_or_else(|e| panic!("{name}: `# stored:` is not a count: {e}"));
         let mut func = k.func.clone();
         let plan = infer_tma_stores(&func, &axis_info::analyze(&func));
-        let stores = lower_tma_stores(&mut func, &plan);
-        let decisions = store_decisions(&func, &plan);
+        // The rewrite of every store TMA can write, small tiles too.
+        let every = StorePolicy {
+            small_store_bytes: 0,
+        };
+        let stores = lower_tma_stores(&mut func, &plan, every);
+        let decisions = store_decisions(&func, &plan, every);
         eliminate_dead_code(&mut func);
         if let Err(errors) = verify_function(&func) {
             let text = print_function(&func);

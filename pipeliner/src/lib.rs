@@ -148,6 +148,10 @@ pub struct PipelineOptions {
     /// `cp.async.bulk.tensor` stores). On by default; `--no-tma-store`
     /// keeps every store element-wise (`st.global`), for ablations.
     pub tma_store: bool,
+    /// Tiles of at most this many bytes stay pointer stores even where a
+    /// TMA store could write them (`--small-store-bytes`; default
+    /// `tawa_ir::SMALL_STORE_BYTES`, 0 makes every such store a TMA store).
+    pub small_store_bytes: u64,
     /// Let the producer copy a tile's operand that the consumer's loops
     /// read but the kernel loads once per tile (attention's `q`), through
     /// a one-slot aref of its own (`tawa_partitioner`'s per-tile copies).
@@ -198,6 +202,7 @@ impl Default for PipelineOptions {
             pingpong: true,
             tile_pingpong: false,
             tma_store: true,
+            small_store_bytes: tawa_ir::SMALL_STORE_BYTES,
             per_tile_copies: true,
             tma_loads: true,
             tma_multicast: false,
