@@ -824,12 +824,6 @@ fn split_or_why(
     } else {
         (Vec::new(), Vec::new())
     };
-    // Copies of operands the dots read transposed have not run on the GPU
-    // yet: only `--no-tma-loads`, the ablation that asks for them, makes
-    // them for now; by default such a load stays in the consumer.
-    if tma_loads {
-        copies.retain(|c| !c.transposed);
-    }
     let mut opts = tawa_partitioner::WsOptions {
         depth: 1,
         per_tile_copies,

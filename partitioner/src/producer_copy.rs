@@ -50,9 +50,6 @@ pub struct ProducerCopy {
     pub chunk_bytes: u32,
     /// Why TMA refused it (the TMA inference's sentence).
     pub not_tma: String,
-    /// The dots read the tile through a `trans` (it lies in its slot as
-    /// loaded all the same).
-    pub transposed: bool,
 }
 
 impl ProducerCopy {
@@ -198,7 +195,9 @@ fn copy_of(
     if has_other && !is_zero(func, data.operands[2]) {
         return None;
     }
-    let (_, transposed) = dot_operand_role(func, r, true)?;
+    // Its readers agree on the operand and on reading it through a
+    // `trans` or not: the slot lies as loaded, and one layout serves them.
+    dot_operand_role(func, r, true)?;
     let runs = |facts: &AxisInfoMap| facts.get(ptr).contiguity.get(1).copied().unwrap_or(1);
     if runs(axis) < per_chunk {
         let hint = if runs(hinted) >= per_chunk {
@@ -242,7 +241,6 @@ fn copy_of(
         unproven: unproven.join(" and "),
         chunk_bytes: CHUNK_BYTES,
         not_tma,
-        transposed,
     }))
 }
 
