@@ -239,13 +239,14 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_tma_store: bool,
 
-    /// Keep the stores of tiles of at most N bytes element-wise, straight
-    /// from the registers that hold them (no TMA store, no conversion to a
-    /// coalesced layout first): for so small a tile the staging, fence and
-    /// barriers cost more than the stores they make efficient, at the end
-    /// of the program where nothing hides them. `--small-store-bytes 0`
-    /// makes every store a TMA store can write one (the ablation
-    /// baseline); `--explain` gives each store's reason.
+    /// Write tiles of at most N bytes element-wise (`st.global`) instead of
+    /// with a TMA store: for so small a tile a TMA store's staging, fence
+    /// and barriers cost more than the stores they make efficient, at the
+    /// end of the program where nothing hides them. `--small-store-bytes
+    /// 0` makes every store a TMA store can write one (the ablation
+    /// baseline); `--explain` gives each store's reason. (An element-wise
+    /// store of a tile of at most 4 KiB always goes from the registers'
+    /// own layout, without a conversion to a coalesced one first.)
     #[arg(long, value_name = "N", default_value_t = tawa_ir::SMALL_STORE_BYTES)]
     pub small_store_bytes: u64,
 

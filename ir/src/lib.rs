@@ -32,17 +32,6 @@ pub mod types;
 pub mod verifier;
 
 pub use dce::eliminate_dead_code;
-
-/// The largest tile, in bytes, that a program stores with `st.global`
-/// straight from the registers that hold it, in their layout: no TMA
-/// store (the partitioner's `tma_store`) and no conversion to a coalesced
-/// layout first (the backend's pointer stores). For a tile this small the
-/// staging, proxy fence, barriers and bulk-copy wait of a TMA store, or
-/// the round trip through shared memory of a conversion, take longer than
-/// the stores they would make efficient, and they sit at the end of the
-/// program, where nothing hides them (the swap-AB decode's 16x128 fp16
-/// tile: about 1 us of its 56 us).
-pub const SMALL_STORE_BYTES: u64 = 4096;
 pub use function::{
     Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value, ValueData,
     ValueDef,
@@ -55,3 +44,15 @@ pub use verifier::{verify_function, verify_module, VerifyError};
 
 /// Re-exported so passes can key side tables by [`Value`], [`Op`], [`Block`].
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+
+/// The largest tile, in bytes, that a program stores with `st.global`
+/// straight from the registers that hold it, in their layout: no TMA
+/// store (the partitioner's `tma_store`, the default of
+/// `--small-store-bytes`) and no conversion to a coalesced layout first
+/// (the backend's pointer stores). For a tile this small the
+/// staging, proxy fence, barriers and bulk-copy wait of a TMA store, or
+/// the round trip through shared memory of a conversion, take longer than
+/// the stores they would make efficient, and they sit at the end of the
+/// program, where nothing hides them (the swap-AB decode's 16x128 fp16
+/// tile: about 1 us of its 56 us).
+pub const SMALL_STORE_BYTES: u64 = 4096;
