@@ -2171,10 +2171,11 @@ impl<'f> Emitter<'f> {
         if !matches!(home, Layout::Mma(_) | Layout::Linear(_)) || !self.ty(val).is_tensor() {
             return home;
         }
-        let ty = self.ty(val);
-        let bytes = ty.shape().iter().map(|&d| d as u64).product::<u64>()
-            * ty.elem().map_or(0, |e| access_bytes(e) as u64);
-        if bytes <= tawa_ir::SMALL_STORE_BYTES {
+        if self
+            .ty(val)
+            .data_bytes()
+            .is_some_and(|b| b <= tawa_ir::SMALL_STORE_BYTES)
+        {
             return home;
         }
         let anchor = crate::layout_assign::pointer_anchor(
@@ -3124,12 +3125,12 @@ impl<'f> Emitter<'f> {
         let c = elem_cty(self.elem(r));
         let regs = self.regs(r, layout);
         // A rename of the operand's registers (an accumulator's spelled-out
-        // layout, permuted): register r keeps its element.
-        let home = self.layouts.home(src).cloned();
-        let renamed = home.filter(|h| {
-            h.permuted(&inverse).is_none()
-                && h.trans_rename(self.ty(src).shape(), perm).as_ref() == Ok(layout)
-        });
+        // layout, permuted; `layout_assign` decided it): register r keeps
+        // its element.
+        let renamed = match self.layouts.regroup(op) {
+            Some(Regroup::Rename { .. }) => self.layouts.home(src).cloned(),
+            _ => None,
+        };
         let a = match (renamed, layout.permuted(&inverse)) {
             (Some(home), _) => self.tile(src, &home)?,
             (None, Some(src_layout)) => self.tile(src, &src_layout)?,

@@ -57,12 +57,14 @@ use crate::layout::{Blocked, Layout, Mma, MmaVersion};
 /// What [`Regroup::Rename`] is, in `--explain` and the generated CUDA.
 pub const RENAME: &str = "a register rename, every element stays in its thread and register";
 
-/// How a `reshape`, `split` or `join` moves its tile's elements.
+/// How a `reshape`, `split` or `join` (or the `trans` of an accumulator) moves
+/// its tile's elements.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Regroup {
     /// Not at all: its results' homes keep every element in the thread and
     /// register that held it ([`Layout::reshape_rename`],
-    /// [`Layout::split_rename`], [`Layout::join_rename`]). `below`: for
+    /// [`Layout::split_rename`], [`Layout::join_rename`], and for a `trans`
+    /// of a layout with no permuted form, [`Layout::trans_rename`]). `below`: for
     /// `split` and `join`, the registers under the digit of the halves
     /// ([`crate::layout::halves_register`]).
     Rename { below: u32 },
@@ -556,10 +558,18 @@ impl Assigner<'_> {
             OpKind::Trans { perm } => {
                 let r = res.unwrap();
                 let shape = f.ty(ops[0]).shape();
-                let layout = self.map.home[ops[0]]
-                    .as_ref()
-                    .and_then(|l| l.trans_rename(shape, perm).ok())
-                    .or_else(|| self.default_for(r));
+                let operand = self.map.home[ops[0]].clone();
+                let layout = match operand.map(|l| (l.permuted(perm), l)) {
+                    Some((Some(permuted), _)) => Some(permuted),
+                    Some((None, l)) => match l.trans_rename(shape, perm) {
+                        Ok(renamed) => {
+                            self.map.regroups.insert(op, Regroup::Rename { below: 0 });
+                            Some(renamed)
+                        }
+                        Err(_) => self.default_for(r),
+                    },
+                    None => self.default_for(r),
+                };
                 self.set(r, layout, heavy_in);
             }
             // A register rename where the operand's layout allows one

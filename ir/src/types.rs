@@ -306,6 +306,12 @@ impl Type {
         self.shape().iter().map(|&d| d as u64).product()
     }
 
+    /// Bytes of a scalar's or tile's numbers (`None` for pointers, block
+    /// pointers, descriptors and arefs).
+    pub fn data_bytes(&self) -> Option<u64> {
+        Some(self.numel() * self.scalar_type()?.byte_size() as u64)
+    }
+
     /// The same shape (scalar or tile) with another element type.
     pub fn with_elem(&self, elem: Elem) -> Type {
         match self {

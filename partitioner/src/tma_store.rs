@@ -102,7 +102,10 @@ pub fn why_not_stored(func: &Function, r: &TmaRecipe, policy: StorePolicy) -> Op
             tile.len()
         ));
     }
-    let bytes = tile.iter().map(|&d| d as u64).product::<u64>() * r.elem.byte_size() as u64;
+    let bytes = func
+        .ty(func.ops[r.op].operands[1])
+        .data_bytes()
+        .unwrap_or(u64::MAX);
     if bytes <= policy.small_store_bytes {
         return Some(format!(
             "the tile is {bytes} bytes (at most {}, --small-store-bytes): stored from the \
