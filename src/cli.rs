@@ -136,6 +136,14 @@ pub struct CompileCommand {
     #[arg(short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// An integer argument of the launch to compile for, by parameter
+    /// name, e.g. `--launch-value K=128`: read only to choose between
+    /// schedules that are all correct (ping-pong consumers for a short K
+    /// loop; `--explain` says which choice depended on it and for which
+    /// launches it holds). Repeatable; wins over the values of `--case`.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_launch_value)]
+    pub launch_value: Vec<(String, i64)>,
+
     /// Print, on standard error, one line per load of the kernel saying
     /// whether it becomes a TMA tile copy (box, swizzle, base, extents,
     /// strides, coordinates) or why not. Standard output keeps what
@@ -217,14 +225,16 @@ pub struct PipelineFlags {
     /// barriers) so that one's epilogue overlaps the other's mainloop.
     /// Where the tile's accumulator fits one warpgroup (128x128 fp32 at
     /// most): a 4-warp kernel gains a second consumer warpgroup, an 8-warp
-    /// one stops splitting each tile's rows. Off by default (the
-    /// cooperative split); `--explain` says where it applies and why not
-    /// elsewhere.
+    /// one stops splitting each tile's rows. By default only an 8-warp
+    /// kernel whose K loop runs at most 16 iterations at the launch
+    /// compiled for (`--launch-value`, or `--case`) gets them; the flag
+    /// asks for them wherever they apply. `--explain` says where they
+    /// apply and why not elsewhere.
     #[arg(long, conflicts_with = "no_tile_pingpong")]
     pub tile_pingpong: bool,
 
-    /// Keep the cooperative consumers (the default; the ablation baseline
-    /// of `--tile-pingpong`, which the flag only names).
+    /// Keep the cooperative consumers everywhere, short K loops too (the
+    /// ablation baseline of the default's ping-pong consumers).
     #[arg(long)]
     pub no_tile_pingpong: bool,
 
@@ -361,7 +371,12 @@ impl PipelineFlags {
             persistent: !self.no_persistent,
             coarse_pipeline: !self.no_coarse_pipeline,
             pingpong: !self.no_pingpong,
-            tile_pingpong: self.tile_pingpong,
+            tile_pingpong: match (self.tile_pingpong, self.no_tile_pingpong) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
+            launch_values: Vec::new(),
             tma_store: !self.no_tma_store,
             small_store_bytes: self.small_store_bytes,
             per_tile_copies: !self.no_per_tile_copies,
@@ -546,6 +561,14 @@ fn parse_num_warps(s: &str) -> Result<u32, String> {
     }
 }
 
+fn parse_launch_value(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = parse_define(s)?;
+    let value = value
+        .parse::<i64>()
+        .map_err(|_| format!("expected an integer after `{name}=`, found `{value}`"))?;
+    Ok((name, value))
+}
+
 fn parse_define(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => {
@@ -653,7 +676,8 @@ mod tests {
                 persistent: true,
                 coarse_pipeline: false,
                 pingpong: false,
-                tile_pingpong: true,
+                tile_pingpong: Some(true),
+                launch_values: Vec::new(),
                 tma_store: false,
                 small_store_bytes: 0,
                 per_tile_copies: false,

@@ -105,6 +105,20 @@ pub fn apply_case(
     Ok(opts)
 }
 
+/// The integer arguments of launch case `case_name` of the `.toml` file
+/// beside `kernel_file`, by name: the launch `--case` compiles for.
+pub fn case_launch_values(
+    kernel_file: &Path,
+    case_name: &str,
+) -> Result<Vec<(String, i64)>, Failure> {
+    let example = load_launch_cases(kernel_file)?;
+    example
+        .spec
+        .case(case_name)
+        .and_then(|case| case.int_launch_values())
+        .map_err(|e| Failure::user(format!("error: --case {case_name}: {e}\n")))
+}
+
 /// The advertised form, `tawa-rs kernel.py --arch sm90`, gives neither
 /// `--case` nor `--signature`: when launch cases lie beside the kernel (for
 /// the kernel asked for, if `--kernel` names one), the first is compiled,
@@ -532,17 +546,38 @@ fn warp_specialize_with(
             Err(why) => return Ok(Err(why)),
         },
     };
-    let (mut ws, mut stores) = ws;
     // Tile ping-pong first: it changes what shared memory the consumers
     // need (each has its own scratch and TMA-store staging).
+    // The default decides from the launch compiled for; the decision is
+    // taken once, on the split with TMA stores, and kept for the other.
+    let auto = match opts.tile_pingpong {
+        Some(_) => None,
+        None => Some(tawa_pipeliner::tile_pingpong::auto_choice(
+            &ws.0,
+            &opts.launch_values,
+        )),
+    };
+    let tile_pingpong = opts
+        .tile_pingpong
+        .unwrap_or_else(|| auto.as_ref().is_some_and(|a| a.on));
+    let launch_guard = auto.as_ref().and_then(|a| a.guard.clone());
+    let auto_note = auto.and_then(|a| a.note);
     let split_consumers = |ws: &mut Function| -> Result<tawa_pipeliner::Schedule, WsError> {
         let mut notes = tawa_pipeliner::Schedule::default();
-        if opts.tile_pingpong {
+        if let Some((loc, note)) = &auto_note {
+            notes.note(*loc, note.clone());
+        }
+        if tile_pingpong {
             tawa_pipeliner::tile_pingpong::tile_pingpong(ws, &mut notes);
             check_pass("tile_pingpong", ws)?;
         }
         Ok(notes)
     };
+    let opts = &PipelineOptions {
+        tile_pingpong: Some(tile_pingpong),
+        ..opts.clone()
+    };
+    let (mut ws, mut stores) = ws;
     let mut consumers = split_consumers(&mut ws)?;
     let mut tma_store = opts.tma_store;
     let mut smem = measure_shared_memory(path, &ws, tma_store);
@@ -605,6 +640,7 @@ fn warp_specialize_with(
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     schedule.decisions.splice(0..0, consumers.decisions);
+    schedule.launch_guard = launch_guard;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
@@ -1255,6 +1291,10 @@ pub fn compile_to_cuda(
     for (loc, note) in tawa_backend::layout_notes(&specialized.func, &opts) {
         specialized.schedule.note(loc, note);
     }
+    let kernel = tawa_backend::KernelSource {
+        launch_guard: specialized.schedule.launch_guard.clone(),
+        ..kernel
+    };
     Ok(CudaKernel {
         source: kernel,
         schedule: specialized.schedule,
@@ -1380,9 +1420,25 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         None if cmd.signature.is_none() => first_case_beside(kernel_file, cmd.kernel.as_deref())?,
         None => None,
     };
-    if let Some(case_name) = &case_name {
-        opts = apply_case(kernel_file, case_name, opts)?;
+    // The launch compiled for: the case's integer arguments, then the
+    // ones given (which win).
+    let mut launch_values = match &case_name {
+        Some(case_name) => {
+            opts = apply_case(kernel_file, case_name, opts)?;
+            case_launch_values(kernel_file, case_name)?
+        }
+        None => Vec::new(),
+    };
+    for (name, value) in &cmd.launch_value {
+        launch_values.retain(|(n, _)| n != name);
+        launch_values.push((name.clone(), *value));
     }
+    let pipeline_options = || {
+        cmd.pipeline_options().map(|mut o| {
+            o.launch_values = launch_values.clone();
+            o
+        })
+    };
     let module = frontend(&path, &source, &opts, color)?;
     if cmd.explain {
         let func = kernel_function(&module)?;
@@ -1393,7 +1449,7 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         Emit::TileIr => printer::print_module(&module).into_bytes(),
         Emit::WsIr => {
             let mut module = module;
-            let opts = cmd.pipeline_options();
+            let opts = pipeline_options();
             for func in &mut module.functions {
                 let pipelined = pipeline_function(&path, func, opts.as_ref())
                     .map_err(|e| e.render(&path, &source, color))?;
@@ -1406,7 +1462,7 @@ pub fn run(cmd: &CompileCommand, color: bool) -> Result<(), Failure> {
         }
         Emit::Cuda | Emit::Ptx | Emit::Cubin => {
             let func = kernel_function(&module)?;
-            let opts = cmd.pipeline_options();
+            let opts = pipeline_options();
             let compiled = compile_to_cuda(&path, &source, func, opts.as_ref(), color)?;
             if cmd.explain {
                 eprint!("{}", compiled.schedule.explain(&path));

@@ -640,7 +640,7 @@ fn ws_matmul_tile_pingpong_compiles_without_spills() {
     require_tools();
     let ex = triton_examples::load("matmul").expect("example loads");
     let opts = PipelineOptions {
-        tile_pingpong: true,
+        tile_pingpong: Some(true),
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();

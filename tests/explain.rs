@@ -423,6 +423,84 @@ fn explain_says_where_tile_pingpong_applies() {
     assert!(!stdout.contains("turn.take"), "{stdout}");
 }
 
+/// By default an 8-warp GEMM whose K loop is short at the launch
+/// compiled for (the case's, or `--launch-value`) gets ping-pong
+/// consumers, and `--explain` says for which launches the choice holds; a
+/// long K loop, or no launch known, keeps the cooperative split;
+/// `--no-tile-pingpong` keeps it everywhere.
+#[test]
+fn a_short_k_loop_at_the_launch_compiled_for_gets_pingpong_consumers() {
+    let batched = |extra: &[&str]| {
+        let mut args = vec![
+            "triton-examples/kernels/batched_matmul.py",
+            "--emit",
+            "ws-ir",
+            "--explain",
+        ];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    // K = 128: 2 iterations of 64.
+    let (code, stdout, stderr) = batched(&["--case", "attention_scores_32x512"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "batched_matmul.py:33:5: tile loop: ping-pong consumers chosen: the K loop at 33:5 \
+             runs 2 iterations at the launch compiled for, at most 16, so the epilogue is a \
+             large share of each tile (kept for launches with max((K + 63) // 64, 0) <= 16;"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(stdout.matches("turn.take").count(), 2, "{stdout}");
+    // K = 2048: 32 iterations.
+    let (code, stdout, stderr) = batched(&["--case", "batch_4_2048"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "tile loop: cooperative, no tile ping-pong: the K loop at 33:5 runs 32 iterations \
+             at the launch compiled for, more than 16 (kept for launches with \
+             max((K + 63) // 64, 0) >= 17;"
+        ),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("turn.take"), "{stdout}");
+    // The launch given wins over the case's.
+    let (code, stdout, stderr) = batched(&["--case", "batch_4_2048", "--launch-value", "K=256"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("runs 4 iterations"), "{stderr}");
+    assert_eq!(stdout.matches("turn.take").count(), 2, "{stdout}");
+    // Asked not to.
+    let (code, stdout, stderr) =
+        batched(&["--case", "attention_scores_32x512", "--no-tile-pingpong"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("ping-pong consumers chosen"), "{stderr}");
+    assert!(!stdout.contains("turn.take"), "{stdout}");
+    // No launch known: the cooperative split, and how to say one.
+    let (code, stdout, stderr) = batched(&[
+        "--signature",
+        "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, \
+         i32:16, i32:16, 1, i32:16, i32:16, 1, 128, 128, 64",
+        "--num-warps",
+        "8",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "the launch's arguments are not known (`--launch-value NAME=VALUE`, or `--case`), \
+             and the K loop at 33:5 runs max((K + 63) // 64, 0) iterations"
+        ),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("turn.take"), "{stdout}");
+    // A bad value is a usage error.
+    let (code, _, stderr) = batched(&["--case", "batch_4_2048", "--launch-value", "K=big"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("expected an integer after `K=`"),
+        "{stderr}"
+    );
+}
+
 /// The warp-specialized ring gets a slot for the consumer's read only
 /// where the consumer holds a slot long against a copy: the 128x256x64
 /// GEMM (85 flops a slot byte) takes it, the swap-AB decode GEMM (14) does

@@ -573,7 +573,7 @@ fn check_tile_pingpong(
             let opts = PipelineOptions {
                 aref_depth: Some(depth),
                 mma_depth: Some(mma_depth),
-                tile_pingpong: true,
+                tile_pingpong: Some(true),
                 ..PipelineOptions::default()
             };
             (

@@ -93,6 +93,12 @@ pub struct KernelSource {
     /// receives.
     #[serde(default)]
     pub own_walk: Option<OwnWalk>,
+    /// The launches the kernel's schedule was chosen for
+    /// (`tawa_pipeliner::Schedule::launch_guard`): correct at any launch,
+    /// but a launcher that compiles on demand compiles again for a launch
+    /// outside it ([`Self::chosen_for`]). `None`: chosen for every launch.
+    #[serde(default)]
+    pub launch_guard: Option<tawa_ir::host_expr::LaunchGuard>,
 }
 
 /// The launch contract of a kernel that walks its tiles itself
@@ -153,6 +159,13 @@ pub fn split_k_fits(tiles: u32, planes: u32, resident: u32) -> bool {
 }
 
 impl KernelSource {
+    /// Whether a launch whose integer parameters are `param` (by index
+    /// into [`Self::params`]) is one the kernel's schedule was chosen for
+    /// ([`Self::launch_guard`]).
+    pub fn chosen_for(&self, param: &dyn Fn(usize) -> Option<i64>) -> bool {
+        self.launch_guard.as_ref().is_none_or(|g| g.holds(param))
+    }
+
     /// [`walked_tiles`] of this kernel's grid parameters.
     fn walked_tiles(&self, grid: [u32; 3]) -> (u32, u32) {
         walked_tiles(
@@ -485,6 +498,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         stream_k_workspace: emitted.stream_k_workspace,
         occupancy: func.attrs.occupancy.max(1),
         own_walk,
+        launch_guard: None,
     })
 }
 
@@ -739,6 +753,7 @@ mod wave_tests {
             cluster_split_k: false,
             occupancy: 1,
             own_walk: None,
+            launch_guard: None,
         }
     }
 

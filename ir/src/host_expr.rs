@@ -11,7 +11,7 @@ use crate::{Axis, BinaryOp, ConstValue, Function, OpKind, Value};
 
 /// An integer computed on the host from a kernel's parameters and grid
 /// (64-bit, wrapping like the kernel's own i64 arithmetic).
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HostExpr {
     Const(i64),
     /// The value of parameter `i` of the function (`Function::params[i]`).
@@ -84,6 +84,48 @@ impl HostExpr {
             HostExpr::Mul(a, b) => format!("{}*{}", r_paren(a, param), r_paren(b, param)),
             HostExpr::Div(a, b) => format!("{} // {}", r_paren(a, param), r_paren(b, param)),
             HostExpr::Max(a, b) => format!("max({}, {})", r(a), r(b)),
+        }
+    }
+}
+
+/// The launches a kernel's schedule was chosen for: a value the host
+/// computes from the launch's arguments (say, a K loop's trip count) and
+/// the range it was in when the compiler chose. The kernel is correct at
+/// every launch; outside the range another schedule is faster, so a
+/// launcher that compiles on demand (the Python package) compiles again
+/// for a launch the guard does not hold for, and keeps both.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LaunchGuard {
+    /// The value tested, over the kernel's parameters.
+    pub value: HostExpr,
+    /// Inclusive bounds of the range chosen for (`None`: unbounded).
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    /// What the value is, for messages ("the K loop at 33:5's trip
+    /// count").
+    pub what: String,
+}
+
+impl LaunchGuard {
+    /// Whether a launch with integer parameters `param` is one the
+    /// schedule was chosen for. A value the arguments do not give (a
+    /// parameter that is no integer) holds: nothing says otherwise.
+    pub fn holds(&self, param: &dyn Fn(usize) -> Option<i64>) -> bool {
+        match self.value.eval(param) {
+            Some(v) => self.min.is_none_or(|m| v >= m) && self.max.is_none_or(|m| v <= m),
+            None => true,
+        }
+    }
+
+    /// The condition as text (`(K + 63) // 64 <= 16`), parameter `i`
+    /// written `param(i)`: for `--explain`.
+    pub fn render(&self, param: &dyn Fn(usize) -> String) -> String {
+        let v = self.value.render(param);
+        match (self.min, self.max) {
+            (Some(lo), Some(hi)) => format!("{lo} <= {v} <= {hi}"),
+            (Some(lo), None) => format!("{v} >= {lo}"),
+            (None, Some(hi)) => format!("{v} <= {hi}"),
+            (None, None) => "always".into(),
         }
     }
 }
@@ -202,6 +244,44 @@ mod tests {
         assert_eq!(
             e.render(&|i| format!("%p{i}")),
             "max(64*(num_programs(1) - 1) + 64, 64) // %p0"
+        );
+    }
+
+    #[test]
+    fn launch_guards_hold_inside_their_range() {
+        // max((param(0) - 0 + 63) // 64, 0) <= 16: a K loop of at most 16
+        // steps of 64.
+        let trips = HostExpr::Max(
+            b(HostExpr::Div(
+                b(HostExpr::Add(b(HostExpr::Param(0)), b(HostExpr::Const(63)))),
+                b(HostExpr::Const(64)),
+            )),
+            b(HostExpr::Const(0)),
+        );
+        let short = LaunchGuard {
+            value: trips.clone(),
+            min: None,
+            max: Some(16),
+            what: "the K loop's trip count".into(),
+        };
+        let long = LaunchGuard {
+            min: Some(17),
+            max: None,
+            ..short.clone()
+        };
+        let k = |v: i64| move |i: usize| (i == 0).then_some(v);
+        assert!(short.holds(&k(128)) && short.holds(&k(1024)));
+        assert!(!short.holds(&k(1025)) && long.holds(&k(1025)));
+        assert!(!long.holds(&k(64)));
+        // No integer for the parameter: nothing says the guard fails.
+        assert!(short.holds(&|_| None) && long.holds(&|_| None));
+        assert_eq!(
+            short.render(&|i| format!("p{i}")),
+            "max((p0 + 63) // 64, 0) <= 16"
+        );
+        assert_eq!(
+            long.render(&|i| format!("p{i}")),
+            "max((p0 + 63) // 64, 0) >= 17"
         );
     }
 }

@@ -166,7 +166,7 @@ pub(crate) fn plan(func: &Function) -> Result<Plan, String> {
         return Err("the kernel does work after its ws op".into());
     }
     if func.turn_partitions(ws).len() > 1 {
-        return Err("consumers take alternate tiles (--tile-pingpong)".into());
+        return Err("consumers take alternate tiles (tile ping-pong)".into());
     }
     let mut loops = Vec::new();
     let mut consumer = None;

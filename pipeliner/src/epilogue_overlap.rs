@@ -124,7 +124,7 @@ pub fn epilogue_overlap(func: &mut Function, enabled: bool, schedule: &mut Sched
         } else if func.attrs.cluster != 1 {
             Some("the kernel runs in clusters (--tma-multicast)".to_string())
         } else if turns {
-            Some("consumers take alternate tiles (--tile-pingpong)".to_string())
+            Some("consumers take alternate tiles (tile ping-pong)".to_string())
         } else {
             None
         };

@@ -139,9 +139,18 @@ pub struct PipelineOptions {
     pub pingpong: bool,
     /// Give a persistent GEMM two consumer warpgroups on alternate tiles
     /// that take turns over the mainloop ([`tile_pingpong`]) where the
-    /// tile fits one warpgroup. Off by default (`--tile-pingpong` turns it
-    /// on) until the H100 measures it against the cooperative split.
-    pub tile_pingpong: bool,
+    /// tile fits one warpgroup: `Some(true)` (`--tile-pingpong`) wherever
+    /// it applies, `Some(false)` (`--no-tile-pingpong`) nowhere, `None`
+    /// (the default) where the consumer is two warpgroups and the K loop
+    /// is short at the launch compiled for (`launch_values`;
+    /// [`tile_pingpong::auto_choice`]).
+    pub tile_pingpong: Option<bool>,
+    /// The integer arguments of the launch the kernel is compiled for, by
+    /// parameter name (`--expect`, a launch case's values, the Python
+    /// package's first launch): read only to choose between schedules
+    /// that are all correct, the choice recorded with its
+    /// [`Schedule::launch_guard`].
+    pub launch_values: Vec<(String, i64)>,
     /// Write tile stores that a TMA store can express back with TMA
     /// (`tawa_partitioner::tma_store` rewrites them into `desc_store`s,
     /// the backend stages them in shared memory and issues
@@ -200,7 +209,8 @@ impl Default for PipelineOptions {
             persistent: true,
             coarse_pipeline: true,
             pingpong: true,
-            tile_pingpong: false,
+            tile_pingpong: None,
+            launch_values: Vec::new(),
             tma_store: true,
             small_store_bytes: tawa_ir::SMALL_STORE_BYTES,
             per_tile_copies: true,
@@ -269,6 +279,10 @@ pub struct Schedule {
     /// One sentence per decision, prefixed with the source position it is
     /// about (`14:5: ...`) where there is one.
     pub decisions: Vec<String>,
+    /// The launches a choice made from the launch's arguments
+    /// (`PipelineOptions::launch_values`) holds for; `None` when no
+    /// choice depended on them.
+    pub launch_guard: Option<tawa_ir::host_expr::LaunchGuard>,
 }
 
 impl Schedule {
@@ -340,7 +354,7 @@ pub fn pipeline(
         opts.slot_merge,
         opts.slot_split,
         opts.mma_depth,
-        opts.tile_pingpong || opts.tma_multicast,
+        opts.tile_pingpong == Some(true) || opts.tma_multicast,
     ) {
         (Some(n), _, _, _) => slot_merge::Merge::Asked(n),
         // Asked for split slots, groups in flight, ping-pong tiles or CTA

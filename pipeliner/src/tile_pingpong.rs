@@ -55,9 +55,12 @@
 //! four. The consumers' `setmaxnreg` budget is refitted to three
 //! warpgroups (232 beside a 40-register producer).
 //!
-//! Off unless asked for (`--tile-pingpong`); run by the driver on the
-//! partitioner's split before the shared memory is measured, since each
-//! consumer partition then has its own scratch and TMA-store staging.
+//! By default ([`auto_choice`]) for an 8-warp consumer whose K loop is
+//! short at the launch compiled for (the epilogue then weighs on every
+//! tile), with a launch guard saying so; `--tile-pingpong` asks for it
+//! wherever it applies, `--no-tile-pingpong` never. Run by the driver on
+//! the partitioner's split before the shared memory is measured, since
+//! each consumer partition then has its own scratch and TMA-store staging.
 
 use std::collections::HashMap;
 
@@ -77,6 +80,143 @@ const PRODUCER_REGS: u32 = 40;
 
 /// Most registers `setmaxnreg` gives a consumer.
 const CONSUMER_REGS: u32 = 240;
+
+/// The longest K loop (in iterations) that the default gives ping-pong
+/// consumers. Short loops leave the cooperative consumers' epilogue a
+/// large share of each tile, with the tensor core idle through it; long
+/// ones favour the cooperative split. On the H200, 128x128x64 tiles with
+/// 8 warps, against the cooperative split (`bench/RESULTS.md`): +14% at
+/// 2 iterations (the batched GEMM's K = 128), level at 32 (K = 2048),
+/// 1-5% slower at 64 and 128 (K = 4096, 8192).
+pub const SHORT_MAINLOOP_TRIPS: i64 = 16;
+
+/// What the default (`PipelineOptions::tile_pingpong` unset) makes of a
+/// kernel: ping-pong consumers where the kernel qualifies with an 8-warp
+/// consumer (two warpgroups already: the kernel keeps its shape) and its
+/// K loop runs at most [`SHORT_MAINLOOP_TRIPS`] iterations at the launch
+/// compiled for (`launch_values`, the integer arguments by parameter
+/// name), the cooperative split otherwise. The trip count is a launch
+/// value, so the choice comes with the guard it was made under.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AutoChoice {
+    pub on: bool,
+    /// The launches the choice was made for; `None` where nothing was
+    /// chosen from the launch (the kernel does not qualify, or no launch
+    /// values were given).
+    pub guard: Option<tawa_ir::host_expr::LaunchGuard>,
+    /// Why, at the tile loop, for `--explain` (`None` where the kernel
+    /// does not qualify: nothing to say beyond the passes' own notes).
+    pub note: Option<(Loc, String)>,
+}
+
+/// [`AutoChoice`] for the split `func`.
+pub fn auto_choice(func: &Function, launch_values: &[(String, i64)]) -> AutoChoice {
+    use tawa_ir::host_expr::{host_expr, HostExpr, LaunchGuard};
+    let off = AutoChoice {
+        on: false,
+        guard: None,
+        note: None,
+    };
+    let mut wss = Vec::new();
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { .. } = func.ops[op].kind {
+            wss.push(op);
+        }
+    });
+    let [ws] = wss.as_slice() else {
+        return off;
+    };
+    let Ok(p) = plan(func, *ws) else {
+        return off;
+    };
+    let OpKind::WarpSpecialize { partitions } = &func.ops[*ws].kind else {
+        return off;
+    };
+    if partitions[p.consumer].num_warps != 8 {
+        return off;
+    }
+    let loc = func.ops[p.tile_loop].loc;
+    let kloc = loc_text(func.ops[p.mainloop].loc);
+    let bounds = &func.ops[p.mainloop].operands[..3];
+    let step = crate::const_int(func, bounds[2]).unwrap_or(1);
+    let (Some(lb), Some(ub)) = (host_expr(func, bounds[0]), host_expr(func, bounds[1])) else {
+        return AutoChoice {
+            note: Some((
+                loc,
+                format!(
+                    "tile loop: cooperative, no tile ping-pong: the trip count of the K loop at \
+                     {kloc} is not computed from the launch's arguments alone"
+                ),
+            )),
+            ..off
+        };
+    };
+    let b = Box::new;
+    // max((ub - lb + step - 1) // step, 0), as the kernel's loop runs
+    // (written without the terms that do nothing, for `--explain`).
+    let span = match lb {
+        HostExpr::Const(0) => ub,
+        lb => HostExpr::Sub(b(ub), b(lb)),
+    };
+    let steps = match step {
+        1 => span,
+        _ => HostExpr::Div(
+            b(HostExpr::Add(b(span), b(HostExpr::Const(step - 1)))),
+            b(HostExpr::Const(step)),
+        ),
+    };
+    let trips = HostExpr::Max(b(steps), b(HostExpr::Const(0)));
+    let name = |i: usize| func.params[i].name.clone();
+    let value = |i: usize| {
+        launch_values
+            .iter()
+            .find(|(n, _)| *n == func.params[i].name)
+            .map(|&(_, v)| v)
+    };
+    let Some(n) = trips.eval(&value) else {
+        return AutoChoice {
+            note: Some((
+                loc,
+                format!(
+                    "tile loop: cooperative, no tile ping-pong: the launch's arguments are not \
+                     known (`--launch-value NAME=VALUE`, or `--case`), and the K loop at {kloc} runs \
+                     {} iterations; ping-pong consumers are the default for at most \
+                     {SHORT_MAINLOOP_TRIPS}",
+                    trips.render(&name)
+                ),
+            )),
+            ..off
+        };
+    };
+    let on = n <= SHORT_MAINLOOP_TRIPS;
+    let guard = LaunchGuard {
+        value: trips,
+        min: (!on).then_some(SHORT_MAINLOOP_TRIPS + 1),
+        max: on.then_some(SHORT_MAINLOOP_TRIPS),
+        what: format!("the trip count of the K loop at {kloc}"),
+    };
+    let text = if on {
+        format!(
+            "tile loop: ping-pong consumers chosen: the K loop at {kloc} runs {n} iterations at \
+             the launch compiled for, at most {SHORT_MAINLOOP_TRIPS}, so the epilogue is a large \
+             share of each tile (kept for launches with {}; --no-tile-pingpong keeps the \
+             cooperative split)",
+            guard.render(&name)
+        )
+    } else {
+        format!(
+            "tile loop: cooperative, no tile ping-pong: the K loop at {kloc} runs {n} iterations \
+             at the launch compiled for, more than {SHORT_MAINLOOP_TRIPS} (kept for launches with \
+             {}; --tile-pingpong asks for ping-pong consumers)",
+            guard.render(&name)
+        )
+    };
+    AutoChoice {
+        on,
+        guard: Some(guard),
+        note: Some((loc, text)),
+    }
+}
 
 /// Splits the consumer partition of every `ws` op that qualifies (module
 /// docs) into two ping-pong partitions, noting each decision.

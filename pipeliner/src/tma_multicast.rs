@@ -203,7 +203,7 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
     }
     if !func.turn_partitions(ws).is_empty() {
         return refuse(
-            "its consumers take alternate tiles (--tile-pingpong): their releases are not per tile",
+            "its consumers take alternate tiles (tile ping-pong): their releases are not per tile",
         );
     }
     let OpKind::WarpSpecialize { partitions } = &func.ops[ws].kind else {

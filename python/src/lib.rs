@@ -107,12 +107,14 @@ struct Kernel {
 /// Compiles `kernel` of `source` (the text of file `path`) for `signature`
 /// (Triton's format: `*fp16:16, i32, 64, ...`), then binds `args` (the
 /// launch values' names, expanded as the frontend lays out parameters, and
-/// kinds) to the kernel's parameters. `flags` are `tawa-rs`'s pipeline
-/// flags in one string (the package's `TAWA_FLAGS`, e.g. `--mma-depth 1
-/// --no-persistent`); `--no-ws` among them, like `warp_specialize=False`,
-/// turns warp specialization off.
+/// kinds) to the kernel's parameters. `launch_values` are the integer
+/// arguments of the launch compiled for, by name: schedules chosen from
+/// them hold for the launches [`Kernel::chosen_for`] accepts. `flags` are
+/// `tawa-rs`'s pipeline flags in one string (the package's `TAWA_FLAGS`,
+/// e.g. `--mma-depth 1 --no-persistent`); `--no-ws` among them, like
+/// `warp_specialize=False`, turns warp specialization off.
 #[pyfunction]
-#[pyo3(signature = (source, path, kernel, signature, args, num_warps=4, num_stages=3, warp_specialize=true, to_cubin=true, *, flags=None))]
+#[pyo3(signature = (source, path, kernel, signature, args, num_warps=4, num_stages=3, warp_specialize=true, to_cubin=true, *, flags=None, launch_values=None))]
 #[allow(clippy::too_many_arguments)]
 fn compile(
     py: Python<'_>,
@@ -126,6 +128,7 @@ fn compile(
     warp_specialize: bool,
     to_cubin: bool,
     flags: Option<String>,
+    launch_values: Option<Vec<(String, i64)>>,
 ) -> PyResult<Kernel> {
     let args = args
         .into_iter()
@@ -138,6 +141,7 @@ fn compile(
         None => PipelineOptions::default(),
     };
     pipeline.warp_specialize &= warp_specialize;
+    pipeline.launch_values = launch_values.unwrap_or_default();
     let opts = CompileOptions {
         kernel: Some(kernel),
         signature: Some(signature),
@@ -328,6 +332,39 @@ impl Kernel {
             k.spill_store_bytes,
             k.spill_load_bytes,
             k.shared_bytes,
+        ))
+    }
+
+    /// Whether a launch with `values` (in the order of the names given to
+    /// `compile`) is one the kernel's schedule was chosen for: `False`
+    /// when a choice made from the launch compiled for (ping-pong
+    /// consumers for a short K loop) does not hold for it, so that the
+    /// caller compiles again for it. The kernel is correct either way.
+    fn chosen_for(&self, values: &Bound<'_, PyTuple>) -> bool {
+        let int = |i: usize| -> Option<i64> {
+            match self.slots.get(i)? {
+                Slot::Arg(a) if matches!(self.args.get(*a)?.1, ArgKind::Int) => {
+                    values.get_item(*a).ok()?.extract::<i64>().ok()
+                }
+                _ => None,
+            }
+        };
+        self.source.chosen_for(&int)
+    }
+
+    /// What the kernel's schedule was chosen for, as text (`None`: every
+    /// launch).
+    #[getter]
+    fn launch_guard(&self) -> Option<String> {
+        let g = self.source.launch_guard.as_ref()?;
+        Some(format!(
+            "{}: {}",
+            g.what,
+            g.render(&|i| self
+                .source
+                .params
+                .get(i)
+                .map_or_else(|| format!("param{i}"), |p| p.name.clone()))
         ))
     }
 

@@ -338,6 +338,14 @@ class CompiledKernel:
             warp_specialized=kernel.warp_specialized,
         )
         self.asm = {"cuda": kernel.cuda, "ptx": kernel.ptx}
+        # What the schedule was chosen for (`None`: every launch).
+        self.launch_guard = kernel.launch_guard
+
+    def chosen_for(self, values):
+        """Whether a call with launch `values` is one this kernel's
+        schedule was chosen for (always, unless a choice depended on the
+        launch compiled for; `values` `None`: no call to ask about)."""
+        return self.launch_guard is None or values is None or self.kernel.chosen_for(tuple(values))
 
     def _init_handles(self):
         """Loads the module on the current device (Triton loads lazily too)."""
@@ -435,6 +443,9 @@ class JITFunction(KernelInterface):
             self.src = None
             self._source_error = e
         self.cache = {}
+        # Every kernel compiled for a key: more than one where a schedule
+        # was chosen for the launch compiled for (`CompiledKernel.chosen_for`).
+        self._variants = {}
         self._cache_lock = threading.Lock()
         self.used_global_vals = {}
 
@@ -556,12 +567,27 @@ class JITFunction(KernelInterface):
             entries.append(signature_entry(k, alias or "tl"))
         return ", ".join(entries)
 
-    def compile(self, key, options):
+    def compile(self, key, options, values=None):
         """The compiled kernel for specialization `key`: from memory, from
-        disk, or compiled (the GIL is released while the compiler runs)."""
+        disk, or compiled (the GIL is released while the compiler runs).
+
+        `values`, the launch values of a call (in the order of the
+        kernel's launch names), are the launch the compiler chooses
+        schedules for: where a choice depends on them (ping-pong consumers
+        for a short K loop), the kernel says for which launches it holds,
+        and a call outside them compiles again. Every kernel compiled for
+        `key` is kept; `cache[key]` is the latest one used."""
         kernel = self.cache.get(key)
-        if kernel is not None:
+        if kernel is None:
+            # `cache` is what is compiled: clearing it forgets the rest.
+            self._variants.pop(key, None)
+        elif kernel.chosen_for(values):
             return kernel
+        for other in self._variants.get(key, ()):
+            if other.chosen_for(values):
+                with self._cache_lock:
+                    self.cache[key] = other
+                return other
         self._check_options(options)
         if self.module_source is None:
             raise unsupported(f"`{self.__name__}` without a source file",
@@ -574,6 +600,10 @@ class JITFunction(KernelInterface):
         # The compiler's pipeline flags (`tawa-rs --help`), for ablations;
         # read here, so they apply to the kernels compiled from now on.
         flags = " ".join(os.environ.get("TAWA_FLAGS", "").split())
+        launch_values = None
+        if values is not None:
+            launch_values = [(n, v) for (n, kind), v in zip(names, values)
+                             if kind == "int" and isinstance(v, int) and not isinstance(v, bool)]
         request = {
             "source": self.module_source,
             "kernel": self.__name__,
@@ -584,17 +614,23 @@ class JITFunction(KernelInterface):
             "warp_specialize": ws,
             "flags": flags,
         }
+        # One entry a specialization on disk: the kernel compiled last for
+        # it, used again where it was chosen for this call's launch.
         compiled = self._from_disk(request)
+        if (compiled is not None and values is not None and compiled.launch_guard is not None
+                and not compiled.chosen_for(tuple(values))):
+            compiled = None
         if compiled is None:
             from . import _tawa
             compiled = _tawa.compile(
                 self.module_source, self.src_file, self.__name__, signature, names,
                 num_warps=options["num_warps"], num_stages=options["num_stages"], warp_specialize=ws,
-                flags=flags)
+                flags=flags, launch_values=launch_values)
             self._to_disk(request, compiled)
         kernel = CompiledKernel(self, key, compiled, options, names)
         with self._cache_lock:
-            kernel = self.cache.setdefault(key, kernel)
+            self._variants.setdefault(key, []).append(kernel)
+            self.cache[key] = kernel
         return kernel
 
     def _disk_path(self, request):
@@ -636,8 +672,8 @@ class JITFunction(KernelInterface):
     def run(self, *args, grid, warmup=False, **kwargs):
         named, key, values, options = self._bind(args, kwargs)
         kernel = self.cache.get(key)
-        if kernel is None:
-            kernel = self.compile(key, options)
+        if kernel is None or not kernel.chosen_for(values):
+            kernel = self.compile(key, options, values)
         if not warmup:
             self._launch(kernel, grid, named, values)
         return kernel

@@ -274,7 +274,9 @@ class PipelineFlagsTest(DriverTest):
             else:
                 os.environ[name] = value
         kernels.matmul_kernel.cache.clear()
-        M, N, K = 512, 256, 128
+        # A K loop long enough for the cooperative consumers (a short one
+        # gets ping-pong consumers, `LaunchGuardTest`).
+        M, N, K = 512, 256, 4096
         a = FakeTensor(shape=(M, K))
         b = FakeTensor(shape=(K, N))
         c = FakeTensor(shape=(M, N))
@@ -326,6 +328,72 @@ class PipelineFlagsTest(DriverTest):
             self.assertNotIn("Traceback", msg)
         self.assertEqual(self.cache_files(), [])
         self.assertEqual(kernels.matmul_kernel.cache, {})
+
+
+class LaunchGuardTest(DriverTest):
+    """A schedule chosen from the launch compiled for (ping-pong consumers
+    for a short K loop) is kept for the launches its guard accepts; a call
+    outside them compiles again, and both kernels stay."""
+
+    def setUp(self):
+        super().setUp()
+        kernels.matmul_kernel.cache.clear()
+
+    def warm(self, K):
+        M, N = 512, 256
+        return kernels.matmul_kernel.warmup(
+            FakeTensor(shape=(M, K)), FakeTensor(shape=(K, N)), FakeTensor(shape=(M, N)),
+            M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8,
+            num_stages=3, grid=(1,))
+
+    def test_short_and_long_k_loops_get_their_own_kernels(self):
+        short = self.warm(128)
+        self.assertIn("partition consumer1", short.asm["cuda"])
+        self.assertIn("<= 16", short.launch_guard)
+        # Another short K loop: the same kernel.
+        self.assertIs(self.warm(1024), short)
+        # A long one: compiled again, cooperative consumers.
+        long = self.warm(4096)
+        self.assertIsNot(long, short)
+        self.assertNotIn("partition consumer1", long.asm["cuda"])
+        self.assertIn(">= 17", long.launch_guard)
+        # Both kept: neither compiles again.
+        self.assertIs(self.warm(64), short)
+        self.assertIs(self.warm(8192), long)
+        key_variants = [v for vs in kernels.matmul_kernel._variants.values() for v in vs]
+        self.assertEqual(len(key_variants), 2)
+        self.assertTrue(short.chosen_for(None))
+
+    def test_the_disk_keeps_one_kernel_used_where_it_was_chosen_for_the_call(self):
+        long = self.warm(4096)
+        from tawa import _tawa
+        real = _tawa.compile
+        calls = []
+
+        def counting(*a, **k):
+            calls.append(k.get("launch_values"))
+            return real(*a, **k)
+
+        _tawa.compile = counting
+        try:
+            # A new process with another long K loop: the kernel on disk.
+            kernels.matmul_kernel.cache.clear()
+            again = self.warm(8192)
+            self.assertEqual(calls, [])
+            self.assertEqual(again.asm["cuda"], long.asm["cuda"])
+            # A short one: the kernel on disk was not chosen for it.
+            kernels.matmul_kernel.cache.clear()
+            short = self.warm(128)
+            self.assertEqual(len(calls), 1)
+            self.assertIn(("K", 128), calls[0])
+            self.assertIn("partition consumer1", short.asm["cuda"])
+        finally:
+            _tawa.compile = real
+
+    def test_kernels_without_a_choice_have_no_guard(self):
+        x = FakeTensor(shape=(4096,))
+        k = kernels.add_kernel.warmup(x, x, x, 4096, BLOCK_SIZE=1024, grid=(4,))
+        self.assertIsNone(k.launch_guard)
 
 
 class ErrorTest(DriverTest):

@@ -174,7 +174,18 @@ pub fn compile_case(
     let path = example.py_path.display().to_string();
     let func = driver::kernel_function(&module)
         .map_err(|f| CaseFailure::new(Stage::Frontend, f.message))?;
-    let kernel = driver::compile_to_cuda(&path, &source, func, ws, false)
+    // The case's launch is the one compiled for: schedules chosen from
+    // the launch's arguments (a short K loop's ping-pong consumers) see it.
+    let ws = ws
+        .map(|opts| -> Result<PipelineOptions, CaseFailure> {
+            let mut opts = opts.clone();
+            opts.launch_values = case
+                .int_launch_values()
+                .map_err(|e| CaseFailure::new(Stage::Setup, e))?;
+            Ok(opts)
+        })
+        .transpose()?;
+    let kernel = driver::compile_to_cuda(&path, &source, func, ws.as_ref(), false)
         .map(|k| k.source)
         .map_err(|f| CaseFailure::new(Stage::Codegen, f.message))?;
     let compiled = driver::nvrtc(&kernel).map_err(|f| CaseFailure::new(Stage::Nvrtc, f.message))?;

@@ -388,6 +388,20 @@ impl Case {
         Err(format!("no scalar argument `{name}`"))
     }
 
+    /// The integer scalar arguments (sizes, strides) by name: what the
+    /// compiler is told of the launch it compiles for
+    /// (`PipelineOptions::launch_values`).
+    pub fn int_launch_values(&self) -> Result<Vec<(String, i64)>, String> {
+        Ok(self
+            .launch_args()?
+            .into_iter()
+            .filter_map(|(name, arg)| match arg {
+                LaunchArg::Int { value, .. } => Some((name, value)),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The launch arguments, one per non-constexpr parameter, in order.
     pub fn launch_args(&self) -> Result<Vec<(String, LaunchArg)>, String> {
         let env = self.env()?;
