@@ -27,6 +27,10 @@ and ping-pong consumers instead of cooperative ones (`--tile-pingpong`: two
 consumer warpgroups on alternate tiles, one's epilogue beside the other's
 mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
 fp32 at most, and is the defaults elsewhere: `--explain` says which);
+and cooperative consumers where the defaults choose ping-pong ones
+(`--no-tile-pingpong`: the defaults give an 8-warp GEMM ping-pong
+consumers where its K loop runs at most 16 iterations at the case's
+launch; the defaults elsewhere);
 and CTA pairs multicasting their shared TMA copies (`--tma-multicast`: the
 defaults where it does not apply, `--explain` says which);
 and each ring slot holding one K step (`--slot-merge 1`: the baseline of
@@ -82,6 +86,7 @@ POINTS = [
     ("ws-no-pingpong", "ws, no ping-pong", ["--no-pingpong"]),
     ("ws-no-tma-store", "ws, no TMA store", ["--no-tma-store"]),
     ("ws-tile-pingpong", "ws, tile ping-pong", ["--tile-pingpong"]),
+    ("ws-no-tile-pingpong", "ws, cooperative consumers", ["--no-tile-pingpong"]),
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
     ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
