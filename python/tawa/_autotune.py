@@ -163,17 +163,19 @@ class Autotuner(KernelInterface):
                 # descriptor's block shape): run it before binding.
                 config.pre_hook({**self.nargs, **current})
             try:
-                _, key, _, options = jit_fn._bind(args, current)
+                _, key, values, options = jit_fn._bind(args, current)
             except Exception as e:  # noqa: BLE001 - reported per config
                 errors[config] = e
                 continue
             if key not in jit_fn.cache:
-                jobs.append((config, key, options))
+                jobs.append((config, key, options, values))
         if not jobs:
             return errors
         workers = int(os.environ.get("TAWA_COMPILE_THREADS", "0")) or min(len(jobs), os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futures = [(config, pool.submit(jit_fn.compile, key, options)) for config, key, options in jobs]
+            # For this call's launch: a schedule chosen from it holds here.
+            futures = [(config, pool.submit(jit_fn.compile, key, options, values))
+                       for config, key, options, values in jobs]
             for config, fut in futures:
                 try:
                     fut.result()

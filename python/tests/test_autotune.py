@@ -66,9 +66,11 @@ class AutotuneTest(unittest.TestCase):
         threads = set()
         real_compile = kernels.add_kernel.compile
 
-        def compile(key, options):
+        def compile(key, options, values=None):
             threads.add(threading.get_ident())
-            return real_compile(key, options)
+            # Compiled for the call's launch.
+            self.assertIsNotNone(values)
+            return real_compile(key, options, values)
 
         kernels.add_kernel.compile = compile
         real_launch = self.driver.launch
