@@ -90,12 +90,16 @@ enum Pipeline {
 }
 
 impl Pipeline {
+    /// `launch`: the integer arguments of the case's launch, which the
+    /// driver chooses schedules for (ping-pong consumers for a short K
+    /// loop), as `tawa-rs --case` and the run harness compile it.
     fn specialize(
         self,
         what: &str,
         plain: &Function,
         depth: u32,
         (mma_depth, persistent): (Option<u32>, bool),
+        launch: &[(String, i64)],
     ) -> Option<Function> {
         match self {
             Pipeline::Driver => {
@@ -103,6 +107,7 @@ impl Pipeline {
                     aref_depth: Some(depth),
                     mma_depth,
                     persistent,
+                    launch_values: launch.to_vec(),
                     ..PipelineOptions::default()
                 };
                 tawa_rs::driver::warp_specialize_function(what, plain, &opts)
@@ -160,6 +165,17 @@ fn coarse_pipelined(func: &Function) -> bool {
     found
 }
 
+/// Partitions of the (last) `ws` op of `func`.
+fn partition_count(func: &Function) -> usize {
+    let mut partitions = 0;
+    func.walk(&mut |op| {
+        if let OpKind::WarpSpecialize { partitions: p } = &func.ops[op].kind {
+            partitions = p.len();
+        }
+    });
+    partitions
+}
+
 fn has_ws(func: &Function) -> bool {
     count_ops(func, |k| matches!(k, OpKind::WarpSpecialize { .. })) > 0
 }
@@ -197,6 +213,7 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
             Pipeline::SoftwarePipelined,
         ];
         let mut driver_specialized = false;
+        let launch = case.int_launch_values().unwrap();
         let pipelinable = !NOT_SOFTWARE_PIPELINED.contains(&name)
             && !NOT_SOFTWARE_PIPELINED.contains(&what.as_str());
         for pipeline in pipelines {
@@ -208,7 +225,7 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
             for (depth, &mma) in (1..=4).flat_map(|d| mma_depths.iter().map(move |m| (d, m))) {
                 let how =
                     format!("{what} ({pipeline:?}, depth {depth}, mma depth / persistent {mma:?})");
-                let Some(ws) = pipeline.specialize(&what, &plain, depth, mma) else {
+                let Some(ws) = pipeline.specialize(&what, &plain, depth, mma, &launch) else {
                     continue;
                 };
                 if mma == mma_depths[0] {
@@ -241,10 +258,14 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                         TILE_OPERAND_RING.contains(&name),
                         "{how}: a one-slot ring of the tile's operand"
                     );
+                    // Ping-pong consumers (two consumer partitions,
+                    // chosen for a short K loop at the case's launch)
+                    // take turns over the mainloop.
                     let turns = count_ops(&ws, |k| matches!(k, OpKind::TurnTake));
                     assert_eq!(
                         turns > 0,
-                        coarse_pipelined(&ws) && plain.attrs.num_warps >= 8,
+                        (coarse_pipelined(&ws) && plain.attrs.num_warps >= 8)
+                            || partition_count(&ws) == 3,
                         "{how}: ping-pong turns"
                     );
                 }
@@ -588,15 +609,7 @@ fn check_tile_pingpong(
         cases,
         "tile ping-pong",
         &runs.collect::<Vec<_>>(),
-        |ws| {
-            let mut partitions = 0;
-            ws.func.walk(&mut |op| {
-                if let OpKind::WarpSpecialize { partitions: p } = &ws.func.ops[op].kind {
-                    partitions = p.len();
-                }
-            });
-            partitions == 3
-        },
+        |ws| partition_count(&ws.func) == 3,
     )
 }
 
@@ -1477,6 +1490,7 @@ fn an_early_release_is_caught() {
             &module.functions[0],
             2,
             (Some(0), false),
+            &[],
         )
         .expect("matmul is warp-specialized");
     let mut moved = false;
@@ -1524,6 +1538,7 @@ fn a_release_while_a_wgmma_is_in_flight_is_caught() {
             &module.functions[0],
             3,
             (Some(1), false),
+            &[],
         )
         .expect("matmul is warp-specialized");
     let mut loosened = 0;
@@ -1557,6 +1572,7 @@ fn a_copy_a_whole_ring_ahead_deadlocks() {
             &module.functions[0],
             2,
             (Some(0), false),
+            &[],
         )
         .expect("matmul is warp-specialized");
     tawa_pipeliner::software_pipeline::fuse(&mut ws, 2).expect("one loop to fuse");
