@@ -640,7 +640,11 @@ fn warp_specialize_with(
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     schedule.decisions.splice(0..0, consumers.decisions);
-    schedule.launch_guard = launch_guard;
+    // The guard speaks for ping-pong consumers only where the pass made
+    // them (it did on the split it was chosen on; the split without TMA
+    // stores is checked again).
+    let pingpong_made = ws_partition_count(&ws) == 3;
+    schedule.launch_guard = launch_guard.filter(|_| pingpong_made || !tile_pingpong);
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
@@ -653,6 +657,17 @@ fn warp_specialize_with(
         warp_specialized: true,
         tma_store,
     }))
+}
+
+/// Partitions of the `ws` op of a split kernel (0 without one).
+fn ws_partition_count(func: &Function) -> usize {
+    let mut count = 0;
+    func.walk(&mut |op| {
+        if let tawa_ir::OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
+            count = partitions.len();
+        }
+    });
+    count
 }
 
 /// `num_stages` without warp specialization (`--no-ws`): the
