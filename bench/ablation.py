@@ -29,7 +29,7 @@ mainloop; it applies where a tile's accumulator fits one warpgroup, 128x128
 fp32 at most, and is the defaults elsewhere: `--explain` says which);
 and cooperative consumers where the defaults choose ping-pong ones
 (`--no-tile-pingpong`: the defaults give an 8-warp GEMM ping-pong
-consumers where its K loop runs at most 16 iterations at the case's
+consumers where its K loop runs at most 4 iterations at the case's
 launch; the defaults elsewhere);
 and CTA pairs multicasting their shared TMA copies (`--tma-multicast`: the
 defaults where it does not apply, `--explain` says which);

@@ -226,7 +226,7 @@ pub struct PipelineFlags {
     /// Where the tile's accumulator fits one warpgroup (128x128 fp32 at
     /// most): a 4-warp kernel gains a second consumer warpgroup, an 8-warp
     /// one stops splitting each tile's rows. By default only an 8-warp
-    /// kernel whose K loop runs at most 16 iterations at the launch
+    /// kernel whose K loop runs at most 4 iterations at the launch
     /// compiled for (`--launch-value`, or `--case`) gets them; the flag
     /// asks for them wherever they apply. `--explain` says where they
     /// apply and why not elsewhere.

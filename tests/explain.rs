@@ -446,8 +446,8 @@ fn a_short_k_loop_at_the_launch_compiled_for_gets_pingpong_consumers() {
     assert!(
         stderr.contains(
             "batched_matmul.py:33:5: tile loop: ping-pong consumers chosen: the K loop at 33:5 \
-             runs 2 iterations at the launch compiled for, at most 16, so the epilogue is a \
-             large share of each tile (kept for launches with max((K + 63) // 64, 0) <= 16;"
+             runs 2 iterations at the launch compiled for, at most 4, so the epilogue is a \
+             large share of each tile (kept for launches with max((K + 63) // 64, 0) <= 4;"
         ),
         "{stderr}"
     );
@@ -458,8 +458,8 @@ fn a_short_k_loop_at_the_launch_compiled_for_gets_pingpong_consumers() {
     assert!(
         stderr.contains(
             "tile loop: cooperative, no tile ping-pong: the K loop at 33:5 runs 32 iterations \
-             at the launch compiled for, more than 16 (kept for launches with \
-             max((K + 63) // 64, 0) >= 17;"
+             at the launch compiled for, more than 4 (kept for launches with \
+             max((K + 63) // 64, 0) >= 5;"
         ),
         "{stderr}"
     );

@@ -83,12 +83,13 @@ const CONSUMER_REGS: u32 = 240;
 
 /// The longest K loop (in iterations) that the default gives ping-pong
 /// consumers. Short loops leave the cooperative consumers' epilogue a
-/// large share of each tile, with the tensor core idle through it; long
+/// large share of each tile, with the tensor core idle through it; longer
 /// ones favour the cooperative split. On the H200, 128x128x64 tiles with
-/// 8 warps, against the cooperative split (`bench/RESULTS.md`): +14% at
-/// 2 iterations (the batched GEMM's K = 128), level at 32 (K = 2048),
-/// 1-5% slower at 64 and 128 (K = 4096, 8192).
-pub const SHORT_MAINLOOP_TRIPS: i64 = 16;
+/// 8 warps, against the cooperative split (`bench/RESULTS.md`,
+/// 2026-11-28): the batched GEMM of 32 x 512x512 tiles 14% faster at 2
+/// iterations (K = 128) and 10% at 4 (K = 256), 1-2% slower at 8 and 7%
+/// at 16 (K = 512, 1024); larger GEMMs 1-5% slower at 64 and 128.
+pub const SHORT_MAINLOOP_TRIPS: i64 = 4;
 
 /// What the default (`PipelineOptions::tile_pingpong` unset) makes of a
 /// kernel: ping-pong consumers where the kernel qualifies with an 8-warp

@@ -349,14 +349,14 @@ class LaunchGuardTest(DriverTest):
     def test_short_and_long_k_loops_get_their_own_kernels(self):
         short = self.warm(128)
         self.assertIn("partition consumer1", short.asm["cuda"])
-        self.assertIn("<= 16", short.launch_guard)
+        self.assertIn("<= 4", short.launch_guard)
         # Another short K loop: the same kernel.
-        self.assertIs(self.warm(1024), short)
+        self.assertIs(self.warm(256), short)
         # A long one: compiled again, cooperative consumers.
         long = self.warm(4096)
         self.assertIsNot(long, short)
         self.assertNotIn("partition consumer1", long.asm["cuda"])
-        self.assertIn(">= 17", long.launch_guard)
+        self.assertIn(">= 5", long.launch_guard)
         # Both kept: neither compiles again.
         self.assertIs(self.warm(64), short)
         self.assertIs(self.warm(8192), long)
