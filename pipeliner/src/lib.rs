@@ -146,8 +146,8 @@ pub struct PipelineOptions {
     /// [`tile_pingpong::auto_choice`]).
     pub tile_pingpong: Option<bool>,
     /// The integer arguments of the launch the kernel is compiled for, by
-    /// parameter name (`--expect`, a launch case's values, the Python
-    /// package's first launch): read only to choose between schedules
+    /// parameter name (`--launch-value`, a launch case's values, the
+    /// Python package's call): read only to choose between schedules
     /// that are all correct, the choice recorded with its
     /// [`Schedule::launch_guard`].
     pub launch_values: Vec<(String, i64)>,
