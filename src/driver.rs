@@ -562,15 +562,18 @@ fn warp_specialize_with(
         .unwrap_or_else(|| auto.as_ref().is_some_and(|a| a.on));
     let launch_guard = auto.as_ref().and_then(|a| a.guard.clone());
     let auto_note = auto.and_then(|a| a.note);
+    // The guard goes with the split it speaks for: one whose ping-pong
+    // consumers were made where they were chosen.
     let split_consumers = |ws: &mut Function| -> Result<tawa_pipeliner::Schedule, WsError> {
         let mut notes = tawa_pipeliner::Schedule::default();
         if let Some((loc, note)) = &auto_note {
             notes.note(*loc, note.clone());
         }
+        let made = tile_pingpong && tawa_pipeliner::tile_pingpong::tile_pingpong(ws, &mut notes);
         if tile_pingpong {
-            tawa_pipeliner::tile_pingpong::tile_pingpong(ws, &mut notes);
             check_pass("tile_pingpong", ws)?;
         }
+        notes.launch_guard = launch_guard.clone().filter(|_| made || !tile_pingpong);
         Ok(notes)
     };
     let opts = &PipelineOptions {
@@ -640,11 +643,7 @@ fn warp_specialize_with(
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
     schedule.decisions.splice(0..0, consumers.decisions);
-    // The guard speaks for ping-pong consumers only where the pass made
-    // them (it did on the split it was chosen on; the split without TMA
-    // stores is checked again).
-    let pingpong_made = ws_partition_count(&ws) == 3;
-    schedule.launch_guard = launch_guard.filter(|_| pingpong_made || !tile_pingpong);
+    schedule.launch_guard = consumers.launch_guard;
     if let Some(p) = persistence {
         schedule.decisions.insert(0, p);
     }
@@ -657,17 +656,6 @@ fn warp_specialize_with(
         warp_specialized: true,
         tma_store,
     }))
-}
-
-/// Partitions of the `ws` op of a split kernel (0 without one).
-fn ws_partition_count(func: &Function) -> usize {
-    let mut count = 0;
-    func.walk(&mut |op| {
-        if let tawa_ir::OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
-            count = partitions.len();
-        }
-    });
-    count
 }
 
 /// `num_stages` without warp specialization (`--no-ws`): the

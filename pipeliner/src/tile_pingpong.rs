@@ -118,12 +118,7 @@ pub fn auto_choice(func: &Function, launch_values: &[(String, i64)]) -> AutoChoi
         guard: None,
         note: None,
     };
-    let mut wss = Vec::new();
-    func.walk(&mut |op| {
-        if let OpKind::WarpSpecialize { .. } = func.ops[op].kind {
-            wss.push(op);
-        }
-    });
+    let wss = crate::ws_ops(func);
     let [ws] = wss.as_slice() else {
         return off;
     };
@@ -220,24 +215,22 @@ pub fn auto_choice(func: &Function, launch_values: &[(String, i64)]) -> AutoChoi
 }
 
 /// Splits the consumer partition of every `ws` op that qualifies (module
-/// docs) into two ping-pong partitions, noting each decision.
-pub fn tile_pingpong(func: &mut Function, schedule: &mut Schedule) {
-    let mut wss = Vec::new();
-    func.walk(&mut |op| {
-        if let OpKind::WarpSpecialize { .. } = func.ops[op].kind {
-            wss.push(op);
-        }
-    });
-    for ws in wss {
+/// docs) into two ping-pong partitions, noting each decision; whether it
+/// split any.
+pub fn tile_pingpong(func: &mut Function, schedule: &mut Schedule) -> bool {
+    let mut split = false;
+    for ws in crate::ws_ops(func) {
         let loc = func.ops[ws].loc;
         match plan(func, ws) {
             Ok(p) => {
                 let note = apply(func, ws, &p);
                 schedule.note(func.ops[p.tile_loop].loc, note);
+                split = true;
             }
             Err(why) => schedule.note(loc, format!("tile loop: no tile ping-pong: {why}")),
         }
     }
+    split
 }
 
 /// How a value the tile loop carries advances from one tile to the next,
