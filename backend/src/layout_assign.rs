@@ -251,6 +251,20 @@ fn backward_preferences(
     let mut want: SecondaryMap<Value, Option<Layout>> = SecondaryMap::new();
     let mut ops = Vec::new();
     func.walk(&mut |op| ops.push(op));
+    // A load in a warp-specialized partition is anchored over that
+    // partition's warps (as the forward walk assigns it), not the
+    // kernel's: a producer's copy built from pointers laid out for the
+    // consumer's warps would convert them through shared memory.
+    let mut warps_of: HashMap<tawa_ir::Op, u32> = HashMap::new();
+    for &op in &ops {
+        if let OpKind::WarpSpecialize { partitions } = &func.ops[op].kind {
+            for (p, &region) in partitions.iter().zip(&func.ops[op].regions) {
+                func.walk_block(region, &mut |inner| {
+                    warps_of.insert(inner, p.num_warps);
+                });
+            }
+        }
+    }
     let prefer = |want: &mut SecondaryMap<Value, Option<Layout>>, v: Value, l: &Layout| -> bool {
         if !func.ty(v).is_tensor() || want[v].is_some() {
             return false;
@@ -267,7 +281,8 @@ fn backward_preferences(
             let res = data.results.first().copied();
             match &data.kind {
                 OpKind::Load { .. } => {
-                    if let Some(l) = load_anchor(func, op, num_warps, axis) {
+                    let warps = warps_of.get(&op).copied().unwrap_or(num_warps);
+                    if let Some(l) = load_anchor(func, op, warps, axis) {
                         for &v in &data.operands {
                             changed |= prefer(&mut want, v, &l);
                         }
