@@ -136,8 +136,16 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
       #pragma unroll
       for (int r = 0; r < 16; r += 8) wide46 &= (((unsigned long long)a_ptrs_1_29[r]) & 15ull) == 0;
       if (wide46) {
+        bool inside47 = true;
         #pragma unroll
-        for (int r = 0; r < 16; r += 8) tw_cp_async16(tw_smem_u32 + 0 + slot44 * 8192 + 0 + tw_swz((((lane / 4 % 8) + (warp % 4) * 8 + ((r / 8) % 2) * 32) & 63), ((((lane % 4) * 8 + ((r / 1) % 8) * 1) & 31)) * 2, 64, 64), a_ptrs_1_29[r], t34[r] ? 16u : 0u);
+        for (int r = 0; r < 16; r += 8) inside47 &= t34[r];
+        if (inside47) {
+          #pragma unroll
+          for (int r = 0; r < 16; r += 8) tw_cp_async16(tw_smem_u32 + 0 + slot44 * 8192 + 0 + tw_swz((((lane / 4 % 8) + (warp % 4) * 8 + ((r / 8) % 2) * 32) & 63), ((((lane % 4) * 8 + ((r / 1) % 8) * 1) & 31)) * 2, 64, 64), a_ptrs_1_29[r], 16u);
+        } else {
+          #pragma unroll
+          for (int r = 0; r < 16; r += 8) tw_cp_async16(tw_smem_u32 + 0 + slot44 * 8192 + 0 + tw_swz((((lane / 4 % 8) + (warp % 4) * 8 + ((r / 8) % 2) * 32) & 63), ((((lane % 4) * 8 + ((r / 1) % 8) * 1) & 31)) * 2, 64, 64), a_ptrs_1_29[r], t34[r] ? 16u : 0u);
+        }
         tw_cp_async_arrive(tw_smem_u32 + 32768 + 8 * slot44);
       } else {
         #pragma unroll
@@ -150,18 +158,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
         tw_mbar_arrive(tw_smem_u32 + 32768 + 8 * slot44);
       }
       // 27:19  
-      int const t47 = (int)(32LL);
-      int t48[16];
+      int const t48 = (int)(32LL);
+      int t49[16];
       #pragma unroll
-      for (int r = 0; r < 16; ++r) t48[r] = t47;
-      tw_f16* a_ptrs_2_49[16];
+      for (int r = 0; r < 16; ++r) t49[r] = t48;
+      tw_f16* a_ptrs_2_50[16];
       #pragma unroll
-      for (int r = 0; r < 16; ++r) a_ptrs_2_49[r] = a_ptrs_1_29[r] + t48[r];
-      tw_f16* a_ptrs_1_50[16];
+      for (int r = 0; r < 16; ++r) a_ptrs_2_50[r] = a_ptrs_1_29[r] + t49[r];
+      tw_f16* a_ptrs_1_51[16];
       #pragma unroll
-      for (int r = 0; r < 16; ++r) a_ptrs_1_50[r] = a_ptrs_2_49[r];
+      for (int r = 0; r < 16; ++r) a_ptrs_1_51[r] = a_ptrs_2_50[r];
       #pragma unroll
-      for (int r = 0; r < (int)(sizeof(a_ptrs_1_29) / sizeof(a_ptrs_1_29[0])); ++r) a_ptrs_1_29[r] = a_ptrs_1_50[r];
+      for (int r = 0; r < (int)(sizeof(a_ptrs_1_29) / sizeof(a_ptrs_1_29[0])); ++r) a_ptrs_1_29[r] = a_ptrs_1_51[r];
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
   } else {
@@ -171,85 +179,85 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
     const int warp = __shfl_sync(0xffffffff, tid >> 5, 0);
     (void)tid; (void)lane; (void)warp;
     // 29:5  
-    long long const t51 = (long long)(1LL);
-    long long const t52 = (long long)(M_);
-    long long const t53 = (long long)((unsigned long long)t51 * (unsigned long long)t52);
-    long long const t54 = (long long)(1LL);
-    long long const t55 = (long long)(N_);
-    long long const t56 = (long long)((unsigned long long)t54 * (unsigned long long)t55);
-    long long const t57 = (long long)(1LL);
-    long long const t58 = (long long)(N_);
-    long long const t59 = (long long)((unsigned long long)t57 * (unsigned long long)t58);
-    long long const t60 = (long long)(1LL);
-    float* const t61_base = (float*)(c_ptr_);
-    long long const t61_shape0 = (long long)(t53);
-    long long const t61_shape1 = (long long)(t56);
-    long long const t61_stride0 = (long long)(t59);
-    long long const t61_stride1 = (long long)(t60);
+    long long const t52 = (long long)(1LL);
+    long long const t53 = (long long)(M_);
+    long long const t54 = (long long)((unsigned long long)t52 * (unsigned long long)t53);
+    long long const t55 = (long long)(1LL);
+    long long const t56 = (long long)(N_);
+    long long const t57 = (long long)((unsigned long long)t55 * (unsigned long long)t56);
+    long long const t58 = (long long)(1LL);
+    long long const t59 = (long long)(N_);
+    long long const t60 = (long long)((unsigned long long)t58 * (unsigned long long)t59);
+    long long const t61 = (long long)(1LL);
+    float* const t62_base = (float*)(c_ptr_);
+    long long const t62_shape0 = (long long)(t54);
+    long long const t62_shape1 = (long long)(t57);
+    long long const t62_stride0 = (long long)(t60);
+    long long const t62_stride1 = (long long)(t61);
     // 15:13  
-    int const pid_m_1_62 = (int)blockIdx.x;
+    int const pid_m_1_63 = (int)blockIdx.x;
     // 16:13  
-    int const pid_n_1_63 = (int)blockIdx.y;
+    int const pid_n_1_64 = (int)blockIdx.y;
     // 22:11  
-    float acc_64[32];
+    float acc_65[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) acc_64[r] = 0.0f;
+    for (int r = 0; r < 32; ++r) acc_65[r] = 0.0f;
     // 23:20  
-    int const t65 = (int)(0LL);
-    int const t66 = (int)(32LL);
-    float acc_2_67[32];
-    float acc_68[32];
+    int const t66 = (int)(0LL);
+    int const t67 = (int)(32LL);
+    float acc_2_68[32];
+    float acc_69[32];
     #pragma unroll
-    for (int r = 0; r < 32; ++r) acc_68[r] = 0.0f;
+    for (int r = 0; r < 32; ++r) acc_69[r] = 0.0f;
     #pragma unroll
-    for (int r = 0; r < 32; ++r) acc_2_67[r] = acc_68[r];
-    for (int k_1_69 = t65; k_1_69 < K_; k_1_69 += t66) {
+    for (int r = 0; r < 32; ++r) acc_2_68[r] = acc_69[r];
+    for (int k_1_70 = t66; k_1_70 < K_; k_1_70 += t67) {
       // 24:13  
-      int const t70 = (k_1_69 / t66);
-      const unsigned slot71 = (unsigned)(t70) % 4u, parity72 = ((unsigned)(t70) / 4u) & 1u;
-      tw_mbar_wait(tw_smem_u32 + 32768 + 8 * slot71, parity72);
+      int const t71 = (k_1_70 / t67);
+      const unsigned slot72 = (unsigned)(t71) % 4u, parity73 = ((unsigned)(t71) / 4u) & 1u;
+      tw_mbar_wait(tw_smem_u32 + 32768 + 8 * slot72, parity73);
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       // 26:15  
       // dot 64x64x32 (#mma<v3, warps = [4, 1], instr = 16x64>)
-      float acc_3_73[32];
+      float acc_3_74[32];
       #pragma unroll
-      for (int r = 0; r < 32; ++r) acc_3_73[r] = acc_2_67[r];
+      for (int r = 0; r < 32; ++r) acc_3_74[r] = acc_2_68[r];
       {
         const unsigned smem_u32 = (unsigned)__cvta_generic_to_shared(tw_smem_raw);
         const int gm_ = (warp / 4) % 1, gn_ = warp / 4;
         #pragma unroll
-        for (int r = 0; r < 32; ++r) asm volatile("" : "+f"(acc_3_73[r]) :: "memory");
+        for (int r = 0; r < 32; ++r) asm volatile("" : "+f"(acc_3_74[r]) :: "memory");
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {
           const unsigned kb = ks * 32;
           const unsigned k0 = ks * 16;
-          const unsigned long long da = tw_desc(smem_u32 + (0 + slot71 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
-          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot71 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
+          const unsigned long long da = tw_desc(smem_u32 + (0 + slot72 * 8192 + 0) + (0 + gm_ * 64) * 64, tw_lin(0, kb, 64, 64), 64);
+          const unsigned long long db = tw_desc_mn(smem_u32 + (0 + slot72 * 8192 + 4096) + tw_lin(0, (0 + gn_ * 64) * 2, 32, 128), k0 * 128, 128, 32);
           asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 1;\n}"
-            : "+f"(acc_3_73[0]), "+f"(acc_3_73[1]), "+f"(acc_3_73[2]), "+f"(acc_3_73[3]), "+f"(acc_3_73[4]), "+f"(acc_3_73[5]), "+f"(acc_3_73[6]), "+f"(acc_3_73[7]), "+f"(acc_3_73[8]), "+f"(acc_3_73[9]), "+f"(acc_3_73[10]), "+f"(acc_3_73[11]), "+f"(acc_3_73[12]), "+f"(acc_3_73[13]), "+f"(acc_3_73[14]), "+f"(acc_3_73[15]), "+f"(acc_3_73[16]), "+f"(acc_3_73[17]), "+f"(acc_3_73[18]), "+f"(acc_3_73[19]), "+f"(acc_3_73[20]), "+f"(acc_3_73[21]), "+f"(acc_3_73[22]), "+f"(acc_3_73[23]), "+f"(acc_3_73[24]), "+f"(acc_3_73[25]), "+f"(acc_3_73[26]), "+f"(acc_3_73[27]), "+f"(acc_3_73[28]), "+f"(acc_3_73[29]), "+f"(acc_3_73[30]), "+f"(acc_3_73[31])
+            : "+f"(acc_3_74[0]), "+f"(acc_3_74[1]), "+f"(acc_3_74[2]), "+f"(acc_3_74[3]), "+f"(acc_3_74[4]), "+f"(acc_3_74[5]), "+f"(acc_3_74[6]), "+f"(acc_3_74[7]), "+f"(acc_3_74[8]), "+f"(acc_3_74[9]), "+f"(acc_3_74[10]), "+f"(acc_3_74[11]), "+f"(acc_3_74[12]), "+f"(acc_3_74[13]), "+f"(acc_3_74[14]), "+f"(acc_3_74[15]), "+f"(acc_3_74[16]), "+f"(acc_3_74[17]), "+f"(acc_3_74[18]), "+f"(acc_3_74[19]), "+f"(acc_3_74[20]), "+f"(acc_3_74[21]), "+f"(acc_3_74[22]), "+f"(acc_3_74[23]), "+f"(acc_3_74[24]), "+f"(acc_3_74[25]), "+f"(acc_3_74[26]), "+f"(acc_3_74[27]), "+f"(acc_3_74[28]), "+f"(acc_3_74[29]), "+f"(acc_3_74[30]), "+f"(acc_3_74[31])
             : "l"(da), "l"(db));
         }
         asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         #pragma unroll
-        for (int r = 0; r < 32; ++r) asm volatile("" : "+f"(acc_3_73[r]) :: "memory");
+        for (int r = 0; r < 32; ++r) asm volatile("" : "+f"(acc_3_74[r]) :: "memory");
       }
-      const unsigned slot74 = (unsigned)(t70) % 4u, parity75 = ((unsigned)(t70) / 4u) & 1u;
-      if (lane == 0) tw_mbar_arrive(tw_smem_u32 + 32800 + 8 * slot74);
-      float acc_2_76[32];
+      const unsigned slot75 = (unsigned)(t71) % 4u, parity76 = ((unsigned)(t71) / 4u) & 1u;
+      if (lane == 0) tw_mbar_arrive(tw_smem_u32 + 32800 + 8 * slot75);
+      float acc_2_77[32];
       #pragma unroll
-      for (int r = 0; r < 32; ++r) acc_2_76[r] = acc_3_73[r];
+      for (int r = 0; r < 32; ++r) acc_2_77[r] = acc_3_74[r];
       #pragma unroll
-      for (int r = 0; r < (int)(sizeof(acc_2_67) / sizeof(acc_2_67[0])); ++r) acc_2_67[r] = acc_2_76[r];
+      for (int r = 0; r < (int)(sizeof(acc_2_68) / sizeof(acc_2_68[0])); ++r) acc_2_68[r] = acc_2_77[r];
     }
     // 29:5  
-    long long const t77 = (long long)(64LL);
-    long long const t78 = (long long)(pid_m_1_62);
-    long long const t79 = (long long)((unsigned long long)t77 * (unsigned long long)t78);
-    long long const t80 = (long long)(64LL);
-    long long const t81 = (long long)(pid_n_1_63);
-    long long const t82 = (long long)((unsigned long long)t80 * (unsigned long long)t81);
+    long long const t78 = (long long)(64LL);
+    long long const t79 = (long long)(pid_m_1_63);
+    long long const t80 = (long long)((unsigned long long)t78 * (unsigned long long)t79);
+    long long const t81 = (long long)(64LL);
+    long long const t82 = (long long)(pid_n_1_64);
+    long long const t83 = (long long)((unsigned long long)t81 * (unsigned long long)t82);
     // TMA store: boxes [64, 32] x1 per band of 32 columns (2 bands, 2 buffers), swizzle 128B, staged in 16384 bytes of shared memory (staging at byte 33792)
     #pragma unroll
     for (int band = 0; band < 64; band += 32) {
@@ -260,13 +268,13 @@ extern "C" __global__ void __launch_bounds__(256, 1) tw_k_matmul(tw_f16* __restr
       for (int r = 0; r < 32; r += 2) {
         union { uint2 u; float e[2]; } t;
         #pragma unroll
-        for (int e = 0; e < 2; ++e) t.e[e] = acc_2_67[r + e];
+        for (int e = 0; e < 2; ++e) t.e[e] = acc_2_68[r + e];
         if ((unsigned)(((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63)) - band) < 32u) *(uint2*)(tw_smem_raw + buf + tw_swz((((lane / 4 % 8) + (warp % 4) * 16 + ((r / 2) % 2) * 8) & 63), (((((lane % 4) * 2 + ((r / 1) % 2) * 1 + ((r / 4) % 8) * 8) & 63)) - band) * 4, 64, 128)) = t.u;
       }
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
       asm volatile("bar.sync 2, 128;" ::: "memory");
       if (tid == 0) {
-        tw_tma_store_2d(&tw_tmap1, tw_smem_u32 + buf + 0, (int)(t82) + band + 0, (int)(t79));
+        tw_tma_store_2d(&tw_tmap1, tw_smem_u32 + buf + 0, (int)(t83) + band + 0, (int)(t80));
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
       }
       __syncwarp();
