@@ -36,6 +36,10 @@ defaults where it does not apply, `--explain` says which);
 and each ring slot holding one K step (`--slot-merge 1`: the baseline of
 the default's two steps a slot where a ring qualifies; the explicit
 `--mma-depth` points keep one step a slot too, `--explain` says which);
+and the smaller operand of a GEMM's dot copied by the producer's threads
+(`--mixed-copies`: `cp.async` beside TMA's copies of the other, A of the
+128x256x64 GEMMs; the defaults where no loop's one dot reads two TMA copies,
+`--explain` says which);
 and each ring slot holding half a K step (`--slot-split 2`: twice the
 slots, the same shared memory, one WGMMA group in flight holding half a
 step; the defaults where a ring does not qualify, `--explain` says which);
@@ -89,6 +93,7 @@ POINTS = [
     ("ws-no-tile-pingpong", "ws, cooperative consumers", ["--no-tile-pingpong"]),
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
     ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
+    ("ws-mixed-copies", "ws, A by the producer's threads", ["--mixed-copies"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
     ("ws-cluster-split-k", "ws, CTA pairs split K", ["--cluster-split-k"]),
     ("ws-stream-k", "ws, stream-K last wave", ["--stream-k"]),

@@ -554,3 +554,65 @@ fn the_consumer_slot_and_the_tile_walk_are_explained() {
         "{attention}"
     );
 }
+
+/// `--mixed-copies`: the smaller operand of the GEMM's dot (A, 16 KiB a
+/// step against B's 32 KiB) goes to the producer's threads, the other
+/// stays TMA, and the producer takes the registers its copies need from
+/// the consumer's share; without the flag both are TMA copies. A kernel
+/// whose loop has no dot of two TMA copies says why none is mixed.
+#[test]
+fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
+    let kernel = "triton-examples/kernels/matmul.py";
+    let (code, _, stderr) = run(&[
+        kernel,
+        "--case",
+        "k16384_8192",
+        "--mixed-copies",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let a = line_with(&stderr, "mainloop: %a: producer copy");
+    assert!(a.contains("(cp.async, 16-byte"), "{a}");
+    assert!(
+        a.contains("not TMA: mixed copies: the producer's threads copy it while TMA copies %b"),
+        "{a}"
+    );
+    assert!(
+        line_with(&stderr, "partitions:")
+            .contains("producer (4 warps, 64 registers), consumer (8 warps, 216 registers)"),
+        "{stderr}"
+    );
+    // One K step a slot: the merge takes TMA copies only.
+    assert!(!stderr.contains("2 K steps a slot"), "{stderr}");
+
+    let (code, _, stderr) = run(&[
+        kernel,
+        "--case",
+        "k16384_8192",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("mixed copies"), "{stderr}");
+    assert!(!stderr.contains("producer copy"), "{stderr}");
+
+    // matmul_descriptor.py's copies are descriptor loads.
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/matmul_descriptor.py",
+        "--case",
+        "ragged_100",
+        "--mixed-copies",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        line_with(&stderr, "mainloop: no mixed copies:")
+            .contains("no `tl.dot` in a loop reads two TMA copies of pointer tiles"),
+        "{stderr}"
+    );
+}

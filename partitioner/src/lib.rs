@@ -38,6 +38,7 @@ pub mod tma_infer;
 pub mod wrap_proof;
 
 pub use tma_infer::{explain, infer_tma, infer_tma_stores, NotTma, TmaPlan, TmaRecipe};
+pub mod mixed_copies;
 pub mod partition;
 pub mod producer_copy;
 pub mod tma_lower;

@@ -198,6 +198,15 @@ pub struct PipelineOptions {
     /// Off by default: on the H100 it measured level at 8192^3 and 2%
     /// slower at K = 1024 (`bench/RESULTS.md`).
     pub epilogue_overlap: bool,
+    /// Copy one operand of a GEMM's `dot` with the producer's threads
+    /// (`cp.async`) beside TMA's copies of the other
+    /// (`tawa_partitioner::mixed_copies`, `--mixed-copies`) wherever a
+    /// loop's one `dot` reads two TMA copies of pointer tiles. Off by
+    /// default: CUDA patched this way by hand beat TMA alone on the H200
+    /// (matmul.py's 128x256x64 kernel, 1.01x Triton at K = 16384 against
+    /// 0.98x), the compiler's producer copies not yet (0.89-0.94x). Not
+    /// with clusters, merged or split slots or `--no-tma-loads`.
+    pub mixed_copies: bool,
 }
 
 impl Default for PipelineOptions {
@@ -222,6 +231,7 @@ impl Default for PipelineOptions {
             cluster_split_k: false,
             stream_k: false,
             epilogue_overlap: false,
+            mixed_copies: false,
         }
     }
 }
