@@ -34,7 +34,7 @@ use crate::producer_copy;
 use crate::tma_infer::{LoadStyle, NotTma, TmaPlan};
 
 /// How a mixed copy's TMA refusal starts (`--explain`'s `not TMA: ...`).
-pub const REASON: &str = "mixed copies: the producer's threads copy it";
+const REASON: &str = "mixed copies: the producer's threads copy it";
 
 /// A load the producer's threads are to copy beside TMA.
 #[derive(Clone, Debug, PartialEq, Eq)]
