@@ -936,10 +936,11 @@ impl Emitter<'_> {
             // zero-fill size: a `cp.async` whose size is a register issues
             // in its source-valid form, which made `--mixed-copies` on the
             // 128x256 GEMM 0.80-0.89x Triton against 1.01x for the same
-            // copies unmasked (H200). ptxas still predicates both paths
-            // here, issuing each copy twice (0.89-0.94x): a step whose
-            // chunks are all inside is a loop of its own only once the
-            // ragged last step is peeled.
+            // copies with a constant size and no mask at all (H200). With
+            // this check 0.89-0.94x (ptxas predicates both forms into one
+            // block); sending the ragged edge to the element copies below
+            // instead, a real branch around unpredicated copies, measured
+            // 0.78-0.82x: what else the mask costs is not settled.
             let masks: Vec<(&Tile, &String)> = tiles
                 .iter()
                 .filter_map(|t| t.mask.as_ref().map(|m| (t, m)))

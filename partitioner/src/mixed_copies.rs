@@ -13,10 +13,11 @@
 //! and the producer's 128 threads for A, in CUDA patched by hand, ran
 //! 1.01x Triton at K = 16384 and 1.03-1.04x at 8192³, against 0.98x and
 //! 1.01-1.02x with TMA alone (`bench/RESULTS.md`). What this pass makes
-//! of it is not there yet: the producer copy's `cp.async`es issue both a
-//! masked and an unmasked form each step (ptxas predicates the two paths
-//! of [`producer_copy`]'s ragged-edge check), 0.89-0.94x; so it is asked
-//! for, not the default.
+//! of it is not there yet, 0.89-0.94x: the producer copy's masked
+//! `cp.async`es cost what the hand patch's unmasked ones do not (the same
+//! copies with a constant size and no mask ran 1.01x), and neither
+//! predicating nor branching around the ragged edge has closed that; so
+//! it is asked for, not the default.
 //!
 //! The pass only turns the chosen load's TMA decision into a refusal
 //! (with the reason `--explain` prints); the partitioner's producer
