@@ -794,17 +794,10 @@ fn tma_plan(
 ) -> tawa_partitioner::TmaPlan {
     let mut plan = tawa_partitioner::infer_tma(func, axis);
     if !tma_loads {
-        for decision in &mut plan.decisions {
-            if let Ok(recipe) = decision {
-                if matches!(func.ops[recipe.op].kind, tawa_ir::OpKind::Load { .. }) {
-                    *decision = Err(tawa_partitioner::NotTma {
-                        op: recipe.op,
-                        loc: recipe.loc,
-                        reason: "TMA loads are off (--no-tma-loads)".into(),
-                    });
-                }
-            }
-        }
+        plan.refuse(
+            |recipe| matches!(func.ops[recipe.op].kind, tawa_ir::OpKind::Load { .. }),
+            "TMA loads are off (--no-tma-loads)",
+        );
     }
     plan
 }
@@ -841,10 +834,7 @@ fn split_or_why(
     if producer_copies && mixed_copies {
         match mix_copies(func, &plan) {
             Ok((choice, regs)) => {
-                let names = tawa_ir::printer::value_names(func);
-                let tma_value = func.ops[choice.tma_op].results[0];
-                let tma_name = names.get(&tma_value).cloned().unwrap_or_default();
-                tawa_partitioner::mixed_copies::apply(&mut plan, &choice, &tma_name);
+                tawa_partitioner::mixed_copies::apply(func, &mut plan, &choice);
                 mixed_regs = Some(regs);
             }
             Err(why) => mixed_note = Some(format!("mainloop: no mixed copies: {why}")),
@@ -1074,14 +1064,12 @@ fn mix_copies(
     plan: &tawa_partitioner::TmaPlan,
 ) -> Result<(tawa_partitioner::mixed_copies::MixedCopy, u32), String> {
     let choice = tawa_partitioner::mixed_copies::choose(func, plan)?;
-    let mut refused = plan.clone();
-    tawa_partitioner::mixed_copies::apply(&mut refused, &choice, "");
-    let copies: Vec<_> = tawa_partitioner::producer_copy::producer_copies(func, &refused)
-        .into_iter()
-        .filter(|c| c.op == choice.op)
-        .collect();
     let defaults = tawa_partitioner::WsOptions::default();
-    let need = copy_registers(func, &copies, defaults.producer_warps);
+    let need = copy_registers(
+        func,
+        std::slice::from_ref(&choice.copy),
+        defaults.producer_warps,
+    );
     let regs = (need + MIXED_SPARE_REGS)
         .div_ceil(8)
         .max(defaults.producer_regs.div_ceil(8))

@@ -29,10 +29,10 @@
 //!
 //! [`producer_copy`]: crate::producer_copy
 
-use tawa_ir::{Function, Loc, Op, OpKind, Value};
+use tawa_ir::{Function, Op, OpKind, Value};
 
-use crate::producer_copy;
-use crate::tma_infer::{LoadStyle, NotTma, TmaPlan};
+use crate::producer_copy::{self, ProducerCopy};
+use crate::tma_infer::{LoadStyle, TmaPlan};
 
 /// How a mixed copy's TMA refusal starts (`--explain`'s `not TMA: ...`).
 const REASON: &str = "mixed copies: the producer's threads copy it";
@@ -40,13 +40,10 @@ const REASON: &str = "mixed copies: the producer's threads copy it";
 /// A load the producer's threads are to copy beside TMA.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MixedCopy {
-    /// The load the producer's threads copy.
-    pub op: Op,
-    pub loc: Loc,
+    /// The producer copy the load becomes (whole 16-byte chunks).
+    pub copy: ProducerCopy,
     /// The `dot`'s other operand's load, which TMA keeps copying.
     pub tma_op: Op,
-    /// The `dot` both feed.
-    pub dot: Op,
 }
 
 /// The load of `func` whose TMA copy the producer's threads are to
@@ -58,14 +55,14 @@ pub fn choose(func: &Function, plan: &TmaPlan) -> Result<MixedCopy, String> {
             dots.push(op);
         }
     });
-    let fed: Vec<(Op, Op, Op)> = dots
+    let fed: Vec<(Op, Op)> = dots
         .iter()
         .filter_map(|&dot| {
             let operand = |i: usize| tma_pointer_load(func, plan, func.ops[dot].operands[i]);
-            Some((dot, operand(0)?, operand(1)?))
+            Some((operand(0)?, operand(1)?))
         })
         .collect();
-    let (dot, a, b) = match fed.as_slice() {
+    let (a, b) = match fed.as_slice() {
         [one] => *one,
         [] => {
             return Err("no `tl.dot` in a loop reads two TMA copies of pointer tiles".to_string())
@@ -81,50 +78,35 @@ pub fn choose(func: &Function, plan: &TmaPlan) -> Result<MixedCopy, String> {
     let (copied, by_tma) = if b_bytes < a_bytes { (b, a) } else { (a, b) };
     // The producer copy it would become: whole 16-byte chunks, proven.
     let mut refused = plan.clone();
-    refuse(&mut refused, copied, String::new());
-    let whole = producer_copy::producer_copies(func, &refused)
+    refused.refuse(|r| r.op == copied, REASON);
+    let copy = producer_copy::producer_copies(func, &refused)
         .into_iter()
-        .any(|c| c.op == copied && c.proven_bytes == c.chunk_bytes);
-    if !whole {
-        return Err(
+        .find(|c| c.op == copied && c.proven_bytes == c.chunk_bytes)
+        .ok_or_else(|| {
             "the smaller operand's pointers are not proven to run in aligned 16-byte chunks, \
              which the producer's threads would copy by elements"
-                .to_string(),
-        );
-    }
+                .to_string()
+        })?;
     Ok(MixedCopy {
-        op: copied,
-        loc: func.ops[copied].loc,
+        copy,
         tma_op: by_tma,
-        dot,
     })
 }
 
-/// Turns `choice`'s TMA decision in `plan` into a refusal that says why;
-/// `tma_name` names the operand TMA keeps copying.
-pub fn apply(plan: &mut TmaPlan, choice: &MixedCopy, tma_name: &str) {
-    refuse(
-        plan,
-        choice.op,
-        format!(
+/// Turns `choice`'s TMA decision in `plan` (of `func`) into a refusal
+/// that says why, naming the operand TMA keeps copying.
+pub fn apply(func: &Function, plan: &mut TmaPlan, choice: &MixedCopy) {
+    let tma_value = func.ops[choice.tma_op].results[0];
+    let tma_name = tawa_ir::printer::value_names(func)
+        .remove(&tma_value)
+        .unwrap_or_else(|| tma_value.to_string());
+    plan.refuse(
+        |r| r.op == choice.copy.op,
+        &format!(
             "{REASON} while TMA copies %{tma_name}, so that the SM's load units and its TMA \
              unit share the ring's bytes (--mixed-copies)"
         ),
     );
-}
-
-fn refuse(plan: &mut TmaPlan, op: Op, reason: String) {
-    for decision in &mut plan.decisions {
-        if let Ok(recipe) = decision {
-            if recipe.op == op {
-                *decision = Err(NotTma {
-                    op,
-                    loc: recipe.loc,
-                    reason: reason.clone(),
-                });
-            }
-        }
-    }
 }
 
 /// The `load` of a pointer tile defining `v`, when TMA copies it.
@@ -219,7 +201,7 @@ tt.func @k(%a_ptr: ptr<f16> {divisibility = 16}, %b_ptr: ptr<f16> {divisibility 
     }
 
     fn loaded(func: &Function, choice: &MixedCopy) -> String {
-        let r = func.ops[choice.op].results[0];
+        let r = func.ops[choice.copy.op].results[0];
         tawa_ir::printer::value_names(func)[&r].clone()
     }
 
@@ -259,8 +241,8 @@ tt.func @k(%a_ptr: ptr<f16> {divisibility = 16}, %b_ptr: ptr<f16> {divisibility 
         let axis = tawa_ir::axis_info::analyze(&func);
         let mut plan = crate::infer_tma(&func, &axis);
         let choice = choose(&func, &plan).unwrap();
-        apply(&mut plan, &choice, "b");
-        let Some(Err(not)) = plan.decision(choice.op) else {
+        apply(&func, &mut plan, &choice);
+        let Some(Err(not)) = plan.decision(choice.copy.op) else {
             panic!("refused");
         };
         assert!(not

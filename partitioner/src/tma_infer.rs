@@ -323,6 +323,22 @@ impl TmaPlan {
     pub fn recipes(&self) -> impl Iterator<Item = &TmaRecipe> {
         self.decisions.iter().filter_map(|d| d.as_ref().ok())
     }
+
+    /// Turns the TMA copies `which` picks into refusals saying `reason`
+    /// (an option that copies them otherwise).
+    pub fn refuse(&mut self, which: impl Fn(&TmaRecipe) -> bool, reason: &str) {
+        for decision in &mut self.decisions {
+            if let Ok(recipe) = decision {
+                if which(recipe) {
+                    *decision = Err(NotTma {
+                        op: recipe.op,
+                        loc: recipe.loc,
+                        reason: reason.to_string(),
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Decides every load of `func`. `axis` is `tawa_ir::axis_info::analyze(func)`.
