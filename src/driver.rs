@@ -642,6 +642,30 @@ fn warp_specialize_with(
     let mut schedule = tawa_pipeliner::pipeline(&mut ws, opts, smem.as_ref())
         .map_err(|e| Without::AskedOption.refused(e.loc, e.message))?;
     check_pass("the pipeliner", &ws)?;
+    if opts.copy_split {
+        let splits = tawa_partitioner::copy_split::copy_split(&mut ws);
+        if !splits.is_empty() {
+            // The masks the first loops no longer read.
+            tawa_ir::eliminate_dead_code(&mut ws);
+        }
+        for split in splits {
+            let loads: Vec<String> = split
+                .loads
+                .iter()
+                .map(|l| format!("{}:{}", l.line, l.col))
+                .collect();
+            schedule.note(
+                split.loc,
+                format!(
+                    "loop: producer copies split (--no-copy-split keeps one loop): the steps \
+                     before the first whose mask is not whole, counted at launch, copy the \
+                     load(s) at {} without the mask, the rest as written",
+                    loads.join(", ")
+                ),
+            );
+        }
+        check_pass("copy_split", &ws)?;
+    }
     schedule.decisions.splice(0..0, consumers.decisions);
     schedule.launch_guard = consumers.launch_guard;
     if let Some(p) = persistence {
@@ -696,7 +720,7 @@ fn software_pipeline_with(
     let fused = SplitOptions {
         per_tile_copies: false,
         producer_copies: false,
-        mixed_copies: false,
+        mixed_copies: Some(false),
         ..SplitOptions::of(opts)
     };
     let (mut split, stores) = match split_or_why(func, fused) {
@@ -756,9 +780,10 @@ struct SplitOptions {
     per_tile_copies: bool,
     producer_copies: bool,
     tma_loads: bool,
-    /// `mixed_copies` (`PipelineOptions::mixed_copies`), where no other
-    /// option copies otherwise; only with `producer_copies`.
-    mixed_copies: bool,
+    /// `mixed_copies` (`PipelineOptions::mixed_copies`: `None` where the
+    /// measured default decides), `Some(false)` where another option
+    /// copies otherwise; only with `producer_copies`.
+    mixed_copies: Option<bool>,
 }
 
 impl SplitOptions {
@@ -773,12 +798,21 @@ impl SplitOptions {
             tma_loads: opts.tma_loads,
             // Clusters copy shared boxes in halves, merged and split slots
             // rebox TMA copies, `--no-tma-loads` copies by thread already.
-            mixed_copies: opts.mixed_copies
-                && !(opts.tma_multicast
-                    || opts.cluster_split_k
-                    || opts.slot_merge.is_some_and(|n| n > 1)
-                    || opts.slot_split.is_some_and(|n| n > 1)
-                    || !opts.tma_loads),
+            mixed_copies: if opts.tma_multicast
+                || opts.cluster_split_k
+                || opts.slot_merge.is_some_and(|n| n > 1)
+                || opts.slot_split.is_some_and(|n| n > 1)
+                || !opts.tma_loads
+            {
+                Some(false)
+            } else if opts.mixed_copies.is_none() && (opts.stream_k || opts.epilogue_overlap) {
+                // Schedules asked for win over the default's mixed copies,
+                // which would refuse them (a K loop carrying the copies'
+                // pointers; the consumer's registers).
+                Some(false)
+            } else {
+                opts.mixed_copies
+            },
         }
     }
 }
@@ -831,13 +865,27 @@ fn split_or_why(
     // need from the consumer's share.
     let mut mixed_regs = None;
     let mut mixed_note = None;
-    if producer_copies && mixed_copies {
-        match mix_copies(func, &plan) {
-            Ok((choice, regs)) => {
+    if producer_copies && mixed_copies != Some(false) {
+        let chosen = mix_copies(func, &plan);
+        let by_default = match (&chosen, mixed_copies) {
+            (Ok((choice, _)), None) => tawa_partitioner::mixed_copies::by_default(func, choice),
+            _ => Ok(()),
+        };
+        match (chosen, by_default) {
+            (Ok((choice, regs)), Ok(())) => {
                 tawa_partitioner::mixed_copies::apply(func, &mut plan, &choice);
                 mixed_regs = Some(regs);
             }
-            Err(why) => mixed_note = Some(format!("mainloop: no mixed copies: {why}")),
+            (Ok(_), Err(why)) => {
+                mixed_note = Some(format!(
+                    "mainloop: no mixed copies by default (--mixed-copies asks): {why}"
+                ))
+            }
+            // Where the kernel has no such operand, the default says nothing.
+            (Err(why), _) if mixed_copies == Some(true) => {
+                mixed_note = Some(format!("mainloop: no mixed copies: {why}"))
+            }
+            (Err(_), _) => {}
         }
     }
     let mut lowered = func.clone();

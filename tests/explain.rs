@@ -587,6 +587,8 @@ fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
     // One K step a slot: the merge takes TMA copies only.
     assert!(!stderr.contains("2 K steps a slot"), "{stderr}");
 
+    // The default mixes them where it was measured: two consumer
+    // warpgroups, the compiler's tile walk.
     let (code, _, stderr) = run(&[
         kernel,
         "--case",
@@ -596,8 +598,38 @@ fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
         "ws-ir",
     ]);
     assert_eq!(code, 0, "{stderr}");
+    let a = line_with(&stderr, "mainloop: %a: producer copy");
+    assert!(a.contains("not TMA: mixed copies"), "{a}");
+    let (code, _, stderr) = run(&[
+        kernel,
+        "--case",
+        "k16384_8192",
+        "--no-mixed-copies",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(!stderr.contains("mixed copies"), "{stderr}");
     assert!(!stderr.contains("producer copy"), "{stderr}");
+    // Not in a kernel that walks its own tiles, where it measured slower.
+    let (code, _, stderr) = run(&[
+        "triton-examples/kernels/persistent_matmul.py",
+        "--case",
+        "square_4096",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        line_with(
+            &stderr,
+            "mainloop: no mixed copies by default (--mixed-copies asks):"
+        )
+        .contains("the kernel walks its own tiles"),
+        "{stderr}"
+    );
 
     // matmul_descriptor.py's copies are descriptor loads.
     let (code, _, stderr) = run(&[
@@ -615,4 +647,57 @@ fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
             .contains("no `tl.dot` in a loop reads two TMA copies of pointer tiles"),
         "{stderr}"
     );
+}
+
+/// A producer copy masked by the K loop's bound: the loop is split at the
+/// first step whose mask is not whole, the steps before copying without
+/// it (two loops in the producer); `--no-copy-split` keeps one.
+#[test]
+fn masked_producer_copies_split_their_loop() {
+    let kernel = "triton-examples/kernels/matmul.py";
+    let producer_loops = |ws_ir: &str| {
+        let producer = ws_ir
+            .split("partition producer")
+            .nth(1)
+            .and_then(|p| p.split("partition consumer").next())
+            .expect("a producer partition");
+        let masked = producer
+            .lines()
+            .filter(|l| l.contains("{mask, other}"))
+            .count();
+        let loops = producer
+            .lines()
+            .filter(|l| l.contains(" = for %kt"))
+            .count();
+        (loops, masked)
+    };
+    let (code, stdout, stderr) = run(&[
+        kernel,
+        "--case",
+        "ragged_100",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        line_with(&stderr, "loop: producer copies split").contains(
+            "the steps before the first whose mask is not whole, counted at launch, copy the \
+             load(s) at 49:13 without the mask"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(producer_loops(&stdout), (2, 1), "{stdout}");
+    let (code, stdout, stderr) = run(&[
+        kernel,
+        "--case",
+        "ragged_100",
+        "--no-copy-split",
+        "--explain",
+        "--emit",
+        "ws-ir",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("producer copies split"), "{stderr}");
+    assert_eq!(producer_loops(&stdout), (1, 1), "{stdout}");
 }

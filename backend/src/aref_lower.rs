@@ -934,13 +934,12 @@ impl Emitter<'_> {
             // Where every chunk this thread copies is inside the mask (all
             // but a tile's ragged edge), the copies go without the
             // zero-fill size: a `cp.async` whose size is a register issues
-            // in its source-valid form, which made `--mixed-copies` on the
-            // 128x256 GEMM 0.80-0.89x Triton against 1.01x for the same
-            // copies with a constant size and no mask at all (H200). With
-            // this check 0.89-0.94x (ptxas predicates both forms into one
-            // block); sending the ragged edge to the element copies below
-            // instead, a real branch around unpredicated copies, measured
-            // 0.78-0.82x: what else the mask costs is not settled.
+            // in its source-valid form, which made mixed copies of the
+            // 128x256 GEMM 0.80-0.89x Triton (H200). Even so a per-step
+            // mask cost 10% (0.89x against 1.01x with none; ptxas
+            // predicates both forms into one block): `copy_split` runs
+            // the steps whose masks are whole in a loop of their own,
+            // whose copies come here unmasked.
             let masks: Vec<(&Tile, &String)> = tiles
                 .iter()
                 .filter_map(|t| t.mask.as_ref().map(|m| (t, m)))

@@ -1,8 +1,10 @@
-//! `mixed_copies` (`--mixed-copies`, off by default): one operand of a
-//! GEMM's `dot` copied by the producer's threads (`cp.async`, the
-//! [`producer_copy`] path) although TMA could copy it, while TMA keeps
-//! copying the other, so that both of the SM's copy paths — its
-//! load/store units and its TMA unit — feed the ring.
+//! `mixed_copies`: one operand of a GEMM's `dot` copied by the
+//! producer's threads (`cp.async`, the [`producer_copy`] path) although
+//! TMA could copy it, while TMA keeps copying the other, so that both of
+//! the SM's copy paths — its load/store units and its TMA unit — feed the
+//! ring. By default where [`by_default`] says it was measured;
+//! `--mixed-copies` asks for it wherever it applies, `--no-mixed-copies`
+//! nowhere.
 //!
 //! Why: in a long-K GEMM the copies, not the tensor core, set the pace.
 //! On the H200, matmul.py's 128x256x64 kernel at M = N = 8192, K = 16384
@@ -10,14 +12,10 @@
 //! of their waits, with the producer itself waiting for free slots: the
 //! bytes arrived at the rate they were consumed, whatever the ring's
 //! depth or the grain of its handovers. The same bytes through TMA for B
-//! and the producer's 128 threads for A, in CUDA patched by hand, ran
-//! 1.01x Triton at K = 16384 and 1.03-1.04x at 8192³, against 0.98x and
-//! 1.01-1.02x with TMA alone (`bench/RESULTS.md`). What this pass makes
-//! of it is not there yet, 0.89-0.94x: the producer copy's masked
-//! `cp.async`es cost what the hand patch's unmasked ones do not (the same
-//! copies with a constant size and no mask ran 1.01x), and neither
-//! predicating nor branching around the ragged edge has closed that; so
-//! it is asked for, not the default.
+//! and the producer's 128 threads for A ran 1.00-1.01x Triton at K =
+//! 16384 against 0.98x with TMA alone (`bench/RESULTS.md`), once
+//! [`copy_split`] took the mask out of the copies' loop (with a per-step
+//! mask they ran 0.89x).
 //!
 //! The pass only turns the chosen load's TMA decision into a refusal
 //! (with the reason `--explain` prints); the partitioner's producer
@@ -28,6 +26,7 @@
 //! where its pointers are proven to run in aligned 16-byte chunks.
 //!
 //! [`producer_copy`]: crate::producer_copy
+//! [`copy_split`]: crate::copy_split
 
 use tawa_ir::{Function, Op, OpKind, Value};
 
@@ -93,6 +92,41 @@ pub fn choose(func: &Function, plan: &TmaPlan) -> Result<MixedCopy, String> {
     })
 }
 
+/// Why the default (no `--mixed-copies` or `--no-mixed-copies` given)
+/// leaves `choice` to TMA, or `Ok` where it takes it. What was measured
+/// on the H200 against Triton compiling the same source
+/// (`bench/RESULTS.md`, eighteenth session): with two consumer
+/// warpgroups and TMA's operand at least twice the threads' (the
+/// 128x256x64 GEMMs), mixed copies ran level or faster wherever the
+/// compiler walks the tiles (matmul.py at K = 16384 1.01x against 0.98x,
+/// the other sizes and tutorials 03 and 09's naive kernel level), but
+/// 0.83-0.88x cuBLAS against 0.98-1.00x in kernels that walk their own
+/// tiles (persistent_matmul, tutorial 09's persistent kernel), whose
+/// consumers waited on the threads' copies six times as often; why is
+/// not settled. Nothing else was measured, so nothing else is the default.
+pub fn by_default(func: &Function, choice: &MixedCopy) -> Result<(), String> {
+    let (copied, by_tma) = (
+        load_bytes(func, choice.copy.op),
+        load_bytes(func, choice.tma_op),
+    );
+    if func.attrs.num_warps != 8 {
+        return Err(format!(
+            "measured with two consumer warpgroups (8 warps), not {}",
+            func.attrs.num_warps
+        ));
+    }
+    if by_tma < 2 * copied {
+        return Err(format!(
+            "measured where TMA's operand is at least twice the threads' ({by_tma} bytes against \
+             {copied})"
+        ));
+    }
+    if func.attrs.walk_step.is_some() {
+        return Err("the kernel walks its own tiles, where mixed copies measured slower".into());
+    }
+    Ok(())
+}
+
 /// Turns `choice`'s TMA decision in `plan` (of `func`) into a refusal
 /// that says why, naming the operand TMA keeps copying.
 pub fn apply(func: &Function, plan: &mut TmaPlan, choice: &MixedCopy) {
@@ -104,7 +138,7 @@ pub fn apply(func: &Function, plan: &mut TmaPlan, choice: &MixedCopy) {
         |r| r.op == choice.copy.op,
         &format!(
             "{REASON} while TMA copies %{tma_name}, so that the SM's load units and its TMA \
-             unit share the ring's bytes (--mixed-copies)"
+             unit share the ring's bytes"
         ),
     );
 }

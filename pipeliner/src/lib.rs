@@ -200,13 +200,20 @@ pub struct PipelineOptions {
     pub epilogue_overlap: bool,
     /// Copy one operand of a GEMM's `dot` with the producer's threads
     /// (`cp.async`) beside TMA's copies of the other
-    /// (`tawa_partitioner::mixed_copies`, `--mixed-copies`) wherever a
-    /// loop's one `dot` reads two TMA copies of pointer tiles. Off by
-    /// default: CUDA patched this way by hand beat TMA alone on the H200
-    /// (matmul.py's 128x256x64 kernel, 1.01x Triton at K = 16384 against
-    /// 0.98x), the compiler's producer copies not yet (0.89-0.94x). Not
-    /// with clusters, merged or split slots or `--no-tma-loads`.
-    pub mixed_copies: bool,
+    /// (`tawa_partitioner::mixed_copies`) wherever a loop's one `dot`
+    /// reads two TMA copies of pointer tiles: `Some(true)`
+    /// (`--mixed-copies`) wherever it applies, `Some(false)`
+    /// (`--no-mixed-copies`) nowhere, `None` (the default) where it was
+    /// measured level or faster on the H200
+    /// (`tawa_partitioner::mixed_copies::by_default`: matmul.py's
+    /// 128x256x64 GEMM at K = 16384 1.01x Triton against 0.98x). Not with
+    /// clusters, merged or split slots or `--no-tma-loads`.
+    pub mixed_copies: Option<bool>,
+    /// Split a producer loop where its copies' masks stop being whole, so
+    /// that the steps before copy without a mask
+    /// (`tawa_partitioner::copy_split`; run by the driver after the
+    /// pipeliner). On by default; `--no-copy-split` keeps one masked loop.
+    pub copy_split: bool,
 }
 
 impl Default for PipelineOptions {
@@ -231,7 +238,8 @@ impl Default for PipelineOptions {
             cluster_split_k: false,
             stream_k: false,
             epilogue_overlap: false,
-            mixed_copies: false,
+            mixed_copies: None,
+            copy_split: true,
         }
     }
 }
