@@ -8,10 +8,10 @@
 //! and decides per thread between the plain `cp.async` and the
 //! zero-filling one. On the H200 that cost matmul.py's 128x256x64 GEMM
 //! with mixed copies 10%: 0.89x Triton at K = 16384 against 1.01x for
-//! the same CUDA with the mask dropped by hand, and 1.01x again with the
-//! loop split by hand as this pass splits it (`bench/RESULTS.md`) — the
-//! copies' instructions differ by one predicate; why that costs so much
-//! is not settled.
+//! the same CUDA with the mask dropped by hand, 1.01x with the loop split
+//! by hand as this pass splits it, and 1.00-1.01x as the pass splits it
+//! (`bench/RESULTS.md`) — the copies' instructions differ by one
+//! predicate; why that costs so much is not settled.
 //!
 //! The split is inductive range-check elimination (LLVM's IRCE) on the
 //! mask's affine form ([`crate::affine`]): a mask that is the
@@ -81,7 +81,7 @@ pub fn copy_split(func: &mut Function) -> Vec<Split> {
 }
 
 /// The `for` loops of producer partitions whose body holds a masked load
-/// that an `aref.put` of the same body takes, innermost first.
+/// that an `aref.put` of the same body takes, in program order.
 fn producer_loops(func: &Function) -> Vec<Op> {
     let mut loops = Vec::new();
     func.walk(&mut |op| {
@@ -200,21 +200,21 @@ fn plan_loop(
     Some((the_loop, loads, bounds))
 }
 
-/// Builds scalar ops before `at` in its block.
+/// Scalar ops for the count before a loop, created unplaced so that a
+/// split given up halfway leaves nothing behind.
 struct Before<'a> {
     func: &'a mut Function,
-    block: Block,
-    index: usize,
+    ops: Vec<Op>,
     loc: Loc,
 }
 
 impl Before<'_> {
     fn op(&mut self, kind: OpKind, operands: Vec<Value>, ty: Type) -> Value {
-        let v = self
+        let op = self
             .func
-            .insert_value(self.block, self.index, kind, operands, ty, self.loc);
-        self.index += 1;
-        v
+            .create_op(kind, operands, vec![ty], vec![], self.loc);
+        self.ops.push(op);
+        self.func.ops[op].results[0]
     }
     fn int(&mut self, c: i64) -> Value {
         self.op(OpKind::Constant(ConstValue::Int(c)), vec![], Type::I64)
@@ -239,18 +239,17 @@ impl Before<'_> {
             ty,
         )
     }
-    /// `p` as an i64, from ops placed here.
+    /// `p` as an i64.
     fn poly(&mut self, p: &Poly, the_loop: Op) -> Option<Value> {
-        let mut ops = Vec::new();
-        let v = crate::tma_lower::materialize(self.func, p, Some(the_loop), self.loc, &mut ops)?;
-        for op in ops {
-            self.func.blocks[self.block].ops.insert(self.index, op);
-            self.index += 1;
-        }
-        Some(v)
+        crate::tma_lower::materialize(self.func, p, Some(the_loop), self.loc, &mut self.ops)
     }
 }
 
+/// Splits `the_loop` (module docs): the count of its first iterations
+/// whose `loads`' masks are whole by `bounds`, computed in i64 before
+/// it; the loop runs those without the masks, and a clone of it the
+/// rest, from the first loop's results. `None` (and `func` unchanged)
+/// where a bound's `rest` cannot be computed there.
 fn split_loop(func: &mut Function, the_loop: Op, loads: &[Op], bounds: &[Whole]) -> Option<Split> {
     let block = func.block_of(the_loop)?;
     let index = func.blocks[block].ops.iter().position(|&o| o == the_loop)?;
@@ -262,8 +261,7 @@ fn split_loop(func: &mut Function, the_loop: Op, loads: &[Op], bounds: &[Whole])
     let iv_ty = func.ty(lb).clone();
     let mut b = Before {
         func,
-        block,
-        index,
+        ops: Vec::new(),
         loc,
     };
     // trips = max(ub - lb + step - 1, 0) / step
@@ -302,7 +300,9 @@ fn split_loop(func: &mut Function, the_loop: Op, loads: &[Op], bounds: &[Whole])
     } else {
         b.cast(split64, iv_ty)
     };
-    let after = b.index + 1;
+    let count = std::mem::take(&mut b.ops);
+    let after = index + count.len() + 1;
+    func.blocks[block].ops.splice(index..index, count);
     // The second loop: a clone carrying on from the first's results.
     let mut map = HashMap::new();
     let rest_loop = func.clone_op(the_loop, block, &mut map);
