@@ -269,6 +269,27 @@ tt.func @k(%a_ptr: ptr<f16> {divisibility = 16}, %b_ptr: ptr<f16> {divisibility 
         );
     }
 
+    /// The default's measured rule: 8 warps, TMA's operand at least
+    /// twice the threads', the compiler's tile walk.
+    #[test]
+    fn the_default_takes_only_what_was_measured() {
+        let func = gemm(8, 256);
+        assert_eq!(by_default(&func, &decide(&func).unwrap()), Ok(()));
+        let func = gemm(4, 256);
+        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        assert!(
+            why.contains("two consumer warpgroups (8 warps), not 4"),
+            "{why}"
+        );
+        let func = gemm(8, 128);
+        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        assert!(why.contains("(16384 bytes against 16384)"), "{why}");
+        let mut func = gemm(8, 256);
+        func.attrs.walk_step = Some(("tw_walk_step".into(), 132));
+        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        assert!(why.contains("walks its own tiles"), "{why}");
+    }
+
     #[test]
     fn the_refusal_names_the_operand_tma_keeps() {
         let func = gemm(8, 256);
