@@ -367,10 +367,10 @@ pub struct PipelineFlags {
     /// wherever a loop's one `dot` reads two TMA copies of pointer tiles
     /// (the smaller operand is the threads'; the ring keeps one K step a
     /// slot). By default only where it was measured level or faster: two
-    /// consumer warpgroups, TMA's operand at least twice the threads', the
-    /// tile walk the compiler's (on the H200 the 128x256x64 GEMM at K =
-    /// 16384 ran 1.01x Triton, 0.98x with TMA alone). `--explain` says
-    /// which load the threads copy, or why none.
+    /// consumer warpgroups, TMA's operand at least twice the threads', a
+    /// kernel the compiler made persistent (on the H200 the 128x256x64
+    /// GEMM at K = 16384 ran 1.01x Triton, 0.98x with TMA alone).
+    /// `--explain` says which load the threads copy, or why none.
     #[arg(long, conflicts_with_all = ["no_mixed_copies", "tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads"])]
     pub mixed_copies: bool,
 
