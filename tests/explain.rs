@@ -8,6 +8,17 @@ fn run(args: &[&str]) -> (i32, String, String) {
     common::run_tawa(args, &[])
 }
 
+/// `--explain --emit ws-ir` of `kernel`'s launch case `case` with
+/// `flags`, which must compile: its WS IR and its explanation.
+fn explain_ws_ir(kernel: &str, case: &str, flags: &[&str]) -> (String, String) {
+    let mut args = vec![kernel, "--case", case];
+    args.extend(flags);
+    args.extend(["--explain", "--emit", "ws-ir"]);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    (stdout, stderr)
+}
+
 /// The first line of `stderr` containing `what`.
 fn line_with<'a>(stderr: &'a str, what: &str) -> &'a str {
     stderr
@@ -563,16 +574,7 @@ fn the_consumer_slot_and_the_tile_walk_are_explained() {
 #[test]
 fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
     let kernel = "triton-examples/kernels/matmul.py";
-    let (code, _, stderr) = run(&[
-        kernel,
-        "--case",
-        "k16384_8192",
-        "--mixed-copies",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (_, stderr) = explain_ws_ir(kernel, "k16384_8192", &["--mixed-copies"]);
     let a = line_with(&stderr, "mainloop: %a: producer copy");
     assert!(a.contains("(cp.async, 16-byte"), "{a}");
     assert!(
@@ -588,40 +590,19 @@ fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
     assert!(!stderr.contains("2 K steps a slot"), "{stderr}");
 
     // The default mixes them where it was measured: two consumer
-    // warpgroups, the compiler's tile walk.
-    let (code, _, stderr) = run(&[
-        kernel,
-        "--case",
-        "k16384_8192",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    // warpgroups, a kernel the compiler made persistent.
+    let (_, stderr) = explain_ws_ir(kernel, "k16384_8192", &[]);
     let a = line_with(&stderr, "mainloop: %a: producer copy");
     assert!(a.contains("not TMA: mixed copies"), "{a}");
-    let (code, _, stderr) = run(&[
-        kernel,
-        "--case",
-        "k16384_8192",
-        "--no-mixed-copies",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (_, stderr) = explain_ws_ir(kernel, "k16384_8192", &["--no-mixed-copies"]);
     assert!(!stderr.contains("mixed copies"), "{stderr}");
     assert!(!stderr.contains("producer copy"), "{stderr}");
     // Not in a kernel that walks its own tiles, where it measured slower.
-    let (code, _, stderr) = run(&[
+    let (_, stderr) = explain_ws_ir(
         "triton-examples/kernels/persistent_matmul.py",
-        "--case",
         "square_4096",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        &[],
+    );
     assert!(
         line_with(
             &stderr,
@@ -632,16 +613,11 @@ fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
     );
 
     // matmul_descriptor.py's copies are descriptor loads.
-    let (code, _, stderr) = run(&[
+    let (_, stderr) = explain_ws_ir(
         "triton-examples/kernels/matmul_descriptor.py",
-        "--case",
         "ragged_100",
-        "--mixed-copies",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+        &["--mixed-copies"],
+    );
     assert!(
         line_with(&stderr, "mainloop: no mixed copies:")
             .contains("no `tl.dot` in a loop reads two TMA copies of pointer tiles"),
@@ -671,15 +647,7 @@ fn masked_producer_copies_split_their_loop() {
             .count();
         (loops, masked)
     };
-    let (code, stdout, stderr) = run(&[
-        kernel,
-        "--case",
-        "ragged_100",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = explain_ws_ir(kernel, "ragged_100", &[]);
     assert!(
         line_with(&stderr, "loop: producer copies split").contains(
             "the steps before the first whose mask is not whole, counted at launch, copy the \
@@ -688,16 +656,7 @@ fn masked_producer_copies_split_their_loop() {
         "{stderr}"
     );
     assert_eq!(producer_loops(&stdout), (2, 1), "{stdout}");
-    let (code, stdout, stderr) = run(&[
-        kernel,
-        "--case",
-        "ragged_100",
-        "--no-copy-split",
-        "--explain",
-        "--emit",
-        "ws-ir",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, stderr) = explain_ws_ir(kernel, "ragged_100", &["--no-copy-split"]);
     assert!(!stderr.contains("producer copies split"), "{stderr}");
     assert_eq!(producer_loops(&stdout), (1, 1), "{stdout}");
 }

@@ -127,13 +127,6 @@ fn put_loads(func: &Function, body: Block) -> Vec<Op> {
     loads
 }
 
-fn const_int(func: &Function, v: Value) -> Option<i64> {
-    match func.ops[func.def_op(v)?].kind {
-        OpKind::Constant(ConstValue::Int(c)) => Some(c),
-        _ => None,
-    }
-}
-
 fn only_read_by(func: &Function, v: Value, user: Op) -> bool {
     let mut ok = true;
     func.walk(&mut |op| {
@@ -153,7 +146,7 @@ fn plan_loop(
 ) -> Option<(Op, Vec<Op>, Vec<Whole>)> {
     let data = &func.ops[the_loop];
     // A positive constant step: the iterations run upwards.
-    if const_int(func, data.operands[2])? <= 0 {
+    if crate::tma_lower::constant_of(func, data.operands[2])? <= 0 {
         return None;
     }
     let loads = put_loads(func, data.regions[0]);

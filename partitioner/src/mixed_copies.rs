@@ -286,24 +286,23 @@ tt.func @k(%a_ptr: ptr<f16> {divisibility = 16}, %b_ptr: ptr<f16> {divisibility 
             func.attrs.grid_param = Some("tw_grid_x".into());
             func
         };
+        let declined = |func: &Function| by_default(func, &decide(func).unwrap()).unwrap_err();
         let func = gemm(8, 256);
         assert_eq!(by_default(&func, &decide(&func).unwrap()), Ok(()));
-        let func = gemm(4, 256);
-        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        let why = declined(&gemm(4, 256));
         assert!(
             why.contains("two consumer warpgroups (8 warps), not 4"),
             "{why}"
         );
-        let func = gemm(8, 128);
-        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        let why = declined(&gemm(8, 128));
         assert!(why.contains("(16384 bytes against 16384)"), "{why}");
         let mut func = gemm(8, 256);
         func.attrs.walk_step = Some(("tw_walk_step".into(), 132));
-        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        let why = declined(&func);
         assert!(why.contains("walks its own tiles"), "{why}");
         let mut func = gemm(8, 256);
         func.attrs.grid_param = None;
-        let why = by_default(&func, &decide(&func).unwrap()).unwrap_err();
+        let why = declined(&func);
         assert!(why.contains("made the kernel persistent"), "{why}");
     }
 

@@ -440,7 +440,7 @@ fn index_kind(func: &Function, v: Value) -> Option<Index> {
 }
 
 /// `v`'s value when it is an integer constant.
-fn constant_of(func: &Function, v: Value) -> Option<i64> {
+pub(crate) fn constant_of(func: &Function, v: Value) -> Option<i64> {
     match func.ops[func.def_op(v)?].kind {
         OpKind::Constant(ConstValue::Int(c)) => Some(c),
         _ => None,

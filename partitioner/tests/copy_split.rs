@@ -9,14 +9,16 @@
 //! of the examples' ragged cases on the aref simulator against the
 //! interpreter.
 
+#[path = "support/file_kernel.rs"]
+mod file_kernel;
+
 use std::fs;
-use std::path::Path;
 
 use tawa_ir::{parse_function, print_function, verify_function, Function, OpKind};
 use tawa_partitioner::copy_split::copy_split;
 
 fn inputs() -> Vec<(String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/copy_split");
+    let dir = file_kernel::test_dir("copy_split");
     let mut files: Vec<_> = fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -66,9 +68,7 @@ fn split(name: &str, text: &str) -> (Function, String) {
 fn copy_split_file_tests() {
     for (name, text) in inputs() {
         let (_, out) = split(&name, &text);
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/copy_split")
-            .join(format!("{name}.out"));
+        let path = file_kernel::test_dir("copy_split").join(format!("{name}.out"));
         expect_test::expect_file![path].assert_eq(&out);
     }
 }
