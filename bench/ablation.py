@@ -37,11 +37,9 @@ and each ring slot holding one K step (`--slot-merge 1`: the baseline of
 the default's two steps a slot where a ring qualifies; the explicit
 `--mma-depth` points keep one step a slot too, `--explain` says which);
 and the smaller operand of a GEMM's dot copied by the producer's threads
-wherever it applies (`--mixed-copies`: `cp.async` beside TMA's copies of
-the other; the defaults where no loop's one dot reads two TMA copies, or
-where the defaults mix them already, `--explain` says which) and nowhere
-(`--no-mixed-copies`: TMA copies both, the baseline of the default's
-mixed copies of the 128x256x64 GEMMs);
+(`--mixed-copies`: `cp.async` beside TMA's copies of the other, A of the
+128x256x64 GEMMs; the defaults where no loop's one dot reads two TMA
+copies, `--explain` says which);
 and the producer's masked copies in one loop (`--no-copy-split`: the
 baseline of the default's split at the first step whose mask is not
 whole; the defaults where no producer copy is masked);
@@ -99,7 +97,6 @@ POINTS = [
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
     ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
     ("ws-mixed-copies", "ws, A by the producer's threads", ["--mixed-copies"]),
-    ("ws-no-mixed-copies", "ws, TMA copies both operands", ["--no-mixed-copies"]),
     ("ws-no-copy-split", "ws, masked copies in one loop", ["--no-copy-split"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
     ("ws-cluster-split-k", "ws, CTA pairs split K", ["--cluster-split-k"]),

@@ -366,18 +366,12 @@ pub struct PipelineFlags {
     /// the SM's load units and its TMA unit share the ring's bytes,
     /// wherever a loop's one `dot` reads two TMA copies of pointer tiles
     /// (the smaller operand is the threads'; the ring keeps one K step a
-    /// slot). By default only where it was measured level or faster: two
-    /// consumer warpgroups, TMA's operand at least twice the threads', a
-    /// kernel the compiler made persistent (on the H200 the 128x256x64
-    /// GEMM at K = 16384 ran 1.01x Triton, 0.98x with TMA alone).
-    /// `--explain` says which load the threads copy, or why none.
-    #[arg(long, conflicts_with_all = ["no_mixed_copies", "tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads"])]
+    /// slot). Off by default: on the H200 the 128x256x64 GEMM ran slower
+    /// with them than with TMA alone (at K = 16384, 776 against 784
+    /// TFLOP/s from an idle GPU). `--explain` says which load the threads
+    /// copy, or why none.
+    #[arg(long, conflicts_with_all = ["tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads"])]
     pub mixed_copies: bool,
-
-    /// Copy both operands with TMA wherever it can: the ablation baseline
-    /// of the mixed copies the default makes (see `--mixed-copies`).
-    #[arg(long)]
-    pub no_mixed_copies: bool,
 
     /// Keep each producer loop whose copies are masked as one loop. By
     /// default such a loop is split where its copies' masks stop being
@@ -414,11 +408,7 @@ impl PipelineFlags {
             cluster_split_k: self.cluster_split_k,
             stream_k: self.stream_k,
             epilogue_overlap: self.epilogue_overlap,
-            mixed_copies: match (self.mixed_copies, self.no_mixed_copies) {
-                (true, _) => Some(true),
-                (_, true) => Some(false),
-                _ => None,
-            },
+            mixed_copies: self.mixed_copies,
             copy_split: !self.no_copy_split,
         }
     }
@@ -721,7 +711,7 @@ mod tests {
                 cluster_split_k: false,
                 stream_k: false,
                 epilogue_overlap: false,
-                mixed_copies: None,
+                mixed_copies: false,
                 copy_split: true,
             }
         );
@@ -774,12 +764,9 @@ mod tests {
     #[test]
     fn mixed_copies_are_asked_and_exclude_what_copies_otherwise() {
         let opts = parse_pipeline_flags("--mixed-copies").unwrap();
-        assert_eq!(opts.mixed_copies, Some(true));
-        let opts = parse_pipeline_flags("--no-mixed-copies").unwrap();
-        assert_eq!(opts.mixed_copies, Some(false));
-        assert_eq!(PipelineOptions::default().mixed_copies, None);
+        assert!(opts.mixed_copies);
+        assert!(!PipelineOptions::default().mixed_copies);
         for other in [
-            "--no-mixed-copies",
             "--tma-multicast",
             "--cluster-split-k",
             "--slot-merge 2",

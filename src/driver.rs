@@ -720,7 +720,7 @@ fn software_pipeline_with(
     let fused = SplitOptions {
         per_tile_copies: false,
         producer_copies: false,
-        mixed_copies: Some(false),
+        mixed_copies: false,
         ..SplitOptions::of(opts)
     };
     let (mut split, stores) = match split_or_why(func, fused) {
@@ -780,10 +780,9 @@ struct SplitOptions {
     per_tile_copies: bool,
     producer_copies: bool,
     tma_loads: bool,
-    /// `mixed_copies` (`PipelineOptions::mixed_copies`: `None` where the
-    /// measured default decides), `Some(false)` where another option
-    /// copies otherwise; only with `producer_copies`.
-    mixed_copies: Option<bool>,
+    /// `mixed_copies` (`PipelineOptions::mixed_copies`), off where another
+    /// option copies otherwise; only with `producer_copies`.
+    mixed_copies: bool,
 }
 
 impl SplitOptions {
@@ -798,21 +797,12 @@ impl SplitOptions {
             tma_loads: opts.tma_loads,
             // Clusters copy shared boxes in halves, merged and split slots
             // rebox TMA copies, `--no-tma-loads` copies by thread already.
-            mixed_copies: if opts.tma_multicast
-                || opts.cluster_split_k
-                || opts.slot_merge.is_some_and(|n| n > 1)
-                || opts.slot_split.is_some_and(|n| n > 1)
-                || !opts.tma_loads
-            {
-                Some(false)
-            } else if opts.mixed_copies.is_none() && (opts.stream_k || opts.epilogue_overlap) {
-                // Schedules asked for win over the default's mixed copies,
-                // which would refuse them (a K loop carrying the copies'
-                // pointers; the consumer's registers).
-                Some(false)
-            } else {
-                opts.mixed_copies
-            },
+            mixed_copies: opts.mixed_copies
+                && !(opts.tma_multicast
+                    || opts.cluster_split_k
+                    || opts.slot_merge.is_some_and(|n| n > 1)
+                    || opts.slot_split.is_some_and(|n| n > 1)
+                    || !opts.tma_loads),
         }
     }
 }
@@ -865,27 +855,13 @@ fn split_or_why(
     // need from the consumer's share.
     let mut mixed_regs = None;
     let mut mixed_note = None;
-    if producer_copies && mixed_copies != Some(false) {
-        let chosen = mix_copies(func, &plan);
-        let by_default = match (&chosen, mixed_copies) {
-            (Ok((choice, _)), None) => tawa_partitioner::mixed_copies::by_default(func, choice),
-            _ => Ok(()),
-        };
-        match (chosen, by_default) {
-            (Ok((choice, regs)), Ok(())) => {
+    if producer_copies && mixed_copies {
+        match mix_copies(func, &plan) {
+            Ok((choice, regs)) => {
                 tawa_partitioner::mixed_copies::apply(func, &mut plan, &choice);
                 mixed_regs = Some(regs);
             }
-            (Ok(_), Err(why)) => {
-                mixed_note = Some(format!(
-                    "mainloop: no mixed copies by default (--mixed-copies asks): {why}"
-                ))
-            }
-            // Where the kernel has no such operand, the default says nothing.
-            (Err(why), _) if mixed_copies == Some(true) => {
-                mixed_note = Some(format!("mainloop: no mixed copies: {why}"))
-            }
-            (Err(_), _) => {}
+            Err(why) => mixed_note = Some(format!("mainloop: no mixed copies: {why}")),
         }
     }
     let mut lowered = func.clone();

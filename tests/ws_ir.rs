@@ -16,15 +16,7 @@ const MATMUL: [&str; 3] = ["triton-examples/kernels/matmul.py", "--case", "squar
 fn ws_ir_splits_the_matmul_into_producer_and_consumer() {
     let mut args = MATMUL.to_vec();
     // One program per tile, so that the ring index is the K loop's own.
-    // TMA copying both operands, one put of both.
-    args.extend([
-        "--emit",
-        "ws-ir",
-        "--aref-depth",
-        "3",
-        "--no-persistent",
-        "--no-mixed-copies",
-    ]);
+    args.extend(["--emit", "ws-ir", "--aref-depth", "3", "--no-persistent"]);
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     for expected in [
@@ -255,18 +247,7 @@ fn gemm_examples_load_no_tile_in_their_partitions() {
                 "{name}/{}",
                 case.name
             );
-            // The producer's threads may copy one operand themselves
-            // (mixed copies): tile loads in its partition are copies.
-            let mut in_producer = false;
-            let loads: Vec<&str> = stdout
-                .lines()
-                .filter(|l| {
-                    if l.contains("partition ") {
-                        in_producer = l.contains("partition producer");
-                    }
-                    !in_producer && tile_load(l)
-                })
-                .collect();
+            let loads: Vec<&str> = stdout.lines().filter(|l| tile_load(l)).collect();
             if !loads.is_empty() {
                 failures.push(format!("{name}/{}: {}", case.name, loads.join("\n  ")));
             }

@@ -2,20 +2,24 @@
 //! producer's threads (`cp.async`, the [`producer_copy`] path) although
 //! TMA could copy it, while TMA keeps copying the other, so that both of
 //! the SM's copy paths — its load/store units and its TMA unit — feed the
-//! ring. By default where [`by_default`] says it was measured;
-//! `--mixed-copies` asks for it wherever it applies, `--no-mixed-copies`
-//! nowhere.
+//! ring. Off unless `--mixed-copies` asks for it.
 //!
-//! Why: in a long-K GEMM the copies, not the tensor core, set the pace.
-//! On the H200, matmul.py's 128x256x64 kernel at M = N = 8192, K = 16384
-//! had its consumers find the next slot's copies still in flight at 98.5%
-//! of their waits, with the producer itself waiting for free slots: the
-//! bytes arrived at the rate they were consumed, whatever the ring's
-//! depth or the grain of its handovers. The same bytes through TMA for B
-//! and the producer's 128 threads for A ran 1.00-1.01x Triton at K =
-//! 16384 against 0.98x with TMA alone (`bench/RESULTS.md`), once
-//! [`copy_split`] took the mask out of the copies' loop (with a per-step
-//! mask they ran 0.89x).
+//! Why it was tried: in a long-K GEMM the copies, not the tensor core,
+//! set the pace. On the H200, matmul.py's 128x256x64 kernel at M = N =
+//! 8192, K = 16384 had its consumers find the next slot's copies still
+//! in flight at 98.5% of their waits, with the producer itself waiting
+//! for free slots: the bytes arrived at the rate they were consumed,
+//! whatever the ring's depth or the grain of its handovers.
+//!
+//! Why it is off: with TMA for B and the producer's 128 threads for A
+//! (and [`copy_split`] taking the mask out of the copies' loop) the
+//! kernel ran 1.01x Triton at K = 16384 against 0.98x with TMA alone in
+//! the same-source runs, but its own speed was no higher (718-723
+//! TFLOP/s against 717-726): Triton and cuBLAS, timed right after it,
+//! ran 3% slower than beside TMA alone, the power draw of the mixed
+//! kernel lowering the capped clocks of its neighbours. From an idle GPU
+//! before each call (`same_source.py --cooldown-ms`) it ran 776 TFLOP/s
+//! against TMA alone's 784 (`bench/RESULTS.md`, nineteenth session).
 //!
 //! The pass only turns the chosen load's TMA decision into a refusal
 //! (with the reason `--explain` prints); the partitioner's producer
@@ -90,49 +94,6 @@ pub fn choose(func: &Function, plan: &TmaPlan) -> Result<MixedCopy, String> {
         copy,
         tma_op: by_tma,
     })
-}
-
-/// Why the default (no `--mixed-copies` or `--no-mixed-copies` given)
-/// leaves `choice` to TMA, or `Ok` where it takes it. What was measured
-/// on the H200 against Triton compiling the same source
-/// (`bench/RESULTS.md`, eighteenth session): with two consumer
-/// warpgroups and TMA's operand at least twice the threads' (the
-/// 128x256x64 GEMMs), mixed copies ran level or faster in the kernels the
-/// compiler made persistent (matmul.py at K = 16384 1.01x against 0.98x,
-/// the other sizes and tutorials 03 and 09's naive kernel level). They
-/// ran 0.82-0.88x cuBLAS against 0.98-1.00x in kernels that walk their
-/// own tiles (persistent_matmul, tutorial 09's persistent kernel), whose
-/// consumers waited on the threads' copies six times as often, also when
-/// compiled as written (`--no-persistent`: not the launcher's walk); why
-/// is not settled. matmul.py one program a tile (`--no-persistent`) ran
-/// 0.95x cuBLAS with them, not measured without. So the default takes
-/// only the compiler's persistent kernels (`grid_param`).
-pub fn by_default(func: &Function, choice: &MixedCopy) -> Result<(), String> {
-    let (copied, by_tma) = (
-        load_bytes(func, choice.copy.op),
-        load_bytes(func, choice.tma_op),
-    );
-    if func.attrs.num_warps != 8 {
-        return Err(format!(
-            "measured with two consumer warpgroups (8 warps), not {}",
-            func.attrs.num_warps
-        ));
-    }
-    if by_tma < 2 * copied {
-        return Err(format!(
-            "measured where TMA's operand is at least twice the threads' ({by_tma} bytes against \
-             {copied})"
-        ));
-    }
-    if func.attrs.walk_step.is_some() {
-        return Err("the kernel walks its own tiles, where mixed copies measured slower".into());
-    }
-    if func.attrs.grid_param.is_none() {
-        return Err(
-            "measured where the compiler made the kernel persistent, which it is not here".into(),
-        );
-    }
-    Ok(())
 }
 
 /// Turns `choice`'s TMA decision in `plan` (of `func`) into a refusal
@@ -275,35 +236,6 @@ tt.func @k(%a_ptr: ptr<f16> {divisibility = 16}, %b_ptr: ptr<f16> {divisibility 
             why.contains("no `tl.dot` in a loop reads two TMA copies"),
             "{why}"
         );
-    }
-
-    /// The default's measured rule: 8 warps, TMA's operand at least
-    /// twice the threads', the compiler's tile walk.
-    #[test]
-    fn the_default_takes_only_what_was_measured() {
-        let gemm = |warps, bn| {
-            let mut func = gemm(warps, bn);
-            func.attrs.grid_param = Some("tw_grid_x".into());
-            func
-        };
-        let declined = |func: &Function| by_default(func, &decide(func).unwrap()).unwrap_err();
-        let func = gemm(8, 256);
-        assert_eq!(by_default(&func, &decide(&func).unwrap()), Ok(()));
-        let why = declined(&gemm(4, 256));
-        assert!(
-            why.contains("two consumer warpgroups (8 warps), not 4"),
-            "{why}"
-        );
-        let why = declined(&gemm(8, 128));
-        assert!(why.contains("(16384 bytes against 16384)"), "{why}");
-        let mut func = gemm(8, 256);
-        func.attrs.walk_step = Some(("tw_walk_step".into(), 132));
-        let why = declined(&func);
-        assert!(why.contains("walks its own tiles"), "{why}");
-        let mut func = gemm(8, 256);
-        func.attrs.grid_param = None;
-        let why = declined(&func);
-        assert!(why.contains("made the kernel persistent"), "{why}");
     }
 
     #[test]

@@ -200,15 +200,14 @@ pub struct PipelineOptions {
     pub epilogue_overlap: bool,
     /// Copy one operand of a GEMM's `dot` with the producer's threads
     /// (`cp.async`) beside TMA's copies of the other
-    /// (`tawa_partitioner::mixed_copies`) wherever a loop's one `dot`
-    /// reads two TMA copies of pointer tiles: `Some(true)`
-    /// (`--mixed-copies`) wherever it applies, `Some(false)`
-    /// (`--no-mixed-copies`) nowhere, `None` (the default) where it was
-    /// measured level or faster on the H200
-    /// (`tawa_partitioner::mixed_copies::by_default`: matmul.py's
-    /// 128x256x64 GEMM at K = 16384 1.01x Triton against 0.98x). Not with
+    /// (`tawa_partitioner::mixed_copies`, `--mixed-copies`) wherever a
+    /// loop's one `dot` reads two TMA copies of pointer tiles. Off by
+    /// default: on the H200 the 128x256x64 GEMM ran slower with them than
+    /// with TMA alone, back to back (power-capped) and from an idle GPU
+    /// alike; they seemed to win only against Triton timed right after
+    /// them, which their power draw slowed (`bench/RESULTS.md`). Not with
     /// clusters, merged or split slots or `--no-tma-loads`.
-    pub mixed_copies: Option<bool>,
+    pub mixed_copies: bool,
     /// Split a producer loop where its copies' masks stop being whole, so
     /// that the steps before copy without a mask
     /// (`tawa_partitioner::copy_split`; run by the driver after the
@@ -238,7 +237,7 @@ impl Default for PipelineOptions {
             cluster_split_k: false,
             stream_k: false,
             epilogue_overlap: false,
-            mixed_copies: None,
+            mixed_copies: false,
             copy_split: true,
         }
     }
