@@ -17,6 +17,11 @@
 # (seconds for all of them, default 540, under the device tool's 10
 # minutes a command: an example that would start past it is skipped, and
 # a running one is stopped at it, so that the table is always written).
+# COOLDOWN_MS (the GPU left idle that long before each timed call,
+# default 0: back to back). Back to back, the large GEMMs run at the
+# clocks the power cap leaves, and a kernel that draws more power slows
+# the ones timed after it too; with COOLDOWN_MS=30 every call starts from
+# an idle GPU and the ratios compare the kernels at full clocks.
 set -uo pipefail
 out=${1:-same-source}
 mkdir -p "$out"

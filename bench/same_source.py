@@ -425,14 +425,20 @@ def compare(torch, plan, tensors, expected):
     return not bad, worst, "; ".join(bad)
 
 
-def time_interleaved(fns, iters, warmup):
+def time_interleaved(fns, iters, warmup, cooldown_ms=0.0):
     """Median milliseconds of each of `fns`, timed call by call with CUDA
     events, interleaved; each round starts one later in the list, so that
     each function follows each other equally often. Before each timed call
     the GPU clears a buffer larger than the L2 (as Triton's `do_bench`
     does: no call finds its operands left in L2 by the one before) and then
     sleeps, so that the host's launch cost, paid while it sleeps, is not in
-    the figure (tawa's and Triton's Python launchers differ in it)."""
+    the figure (tawa's and Triton's Python launchers differ in it).
+
+    `cooldown_ms` leaves the GPU idle that long before each call (the host
+    waits with nothing queued). Back to back, a kernel that draws more
+    power lowers the clocks its neighbours run at, not only its own, for
+    longer than one call: in a power-limited run the ratios then favour
+    it. With a cooldown each call starts from an idle GPU."""
     import torch
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
     sleep = getattr(torch.cuda, "_sleep", None)
@@ -453,6 +459,8 @@ def time_interleaved(fns, iters, warmup):
             i = (r + j) % n
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
+            if cooldown_ms > 0:
+                time.sleep(cooldown_ms / 1000)
             settle()
             start.record()
             fns[i]()
@@ -522,6 +530,70 @@ def kernel_times(fns, iters):
     return out
 
 
+def nvml_energy_reader(torch):
+    """A function returning the GPU's energy counter in joules (NVML's
+    total energy since the driver loaded, read through the driver's own
+    library with ctypes: no Python package needed), or None where NVML or
+    the counter is not there."""
+    import ctypes
+
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return None
+    if nvml.nvmlInit_v2() != 0:
+        return None
+    handle = ctypes.c_void_p()
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    bus = getattr(props, "pci_bus_id", None)
+    found = 1
+    if bus is not None:
+        # NVML counts devices its own way; the PCI address names this one.
+        pci = f"{getattr(props, 'pci_domain_id', 0):08x}:{bus:02x}:{getattr(props, 'pci_device_id', 0):02x}.0"
+        found = nvml.nvmlDeviceGetHandleByPciBusId_v2(pci.encode(), ctypes.byref(handle))
+    if found != 0 and nvml.nvmlDeviceGetHandleByIndex_v2(torch.cuda.current_device(), ctypes.byref(handle)) != 0:
+        return None
+    millijoules = ctypes.c_ulonglong()
+
+    def read():
+        if nvml.nvmlDeviceGetTotalEnergyConsumption(handle, ctypes.byref(millijoules)) != 0:
+            raise RuntimeError("NVML has no energy counter for this GPU")
+        return millijoules.value / 1000
+
+    read()
+    return read
+
+
+def sustained(fns, calls, rounds, energy):
+    """Each of `fns` run `calls` times back to back, nothing between (no
+    flush, no sleep), after one call to warm up; the functions take turns
+    `rounds` times and each figure is the median over its turns. Per
+    function: milliseconds a call and, with `energy` (a joule counter),
+    joules a call and mean watts. What a loop calling one kernel sees,
+    its clocks those its own power draw leaves under the cap; from the
+    same turns the energy says which kernel gets more work out of a
+    joule. The GPU idles 0.2 s before each turn, so that no turn starts
+    at the clocks the one before left."""
+    import torch
+
+    seen = [{"ms": [], "j": [], "w": []} for _ in fns]
+    for _ in range(rounds):
+        for i, f in enumerate(fns):
+            f()
+            torch.cuda.synchronize()
+            time.sleep(0.2)
+            e0, t0 = (energy() if energy else None), time.perf_counter()
+            for _ in range(calls):
+                f()
+            torch.cuda.synchronize()
+            t1, e1 = time.perf_counter(), (energy() if energy else None)
+            seen[i]["ms"].append((t1 - t0) * 1000 / calls)
+            if energy:
+                seen[i]["j"].append((e1 - e0) / calls)
+                seen[i]["w"].append((e1 - e0) / (t1 - t0))
+    return [{k: statistics.median(v) for k, v in d.items() if v} for d in seen]
+
+
 def _err(e):
     first = (str(e).strip().splitlines() or [""])[0]
     return f"{type(e).__name__}: {first[:200]}"
@@ -588,7 +660,7 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
     names = list(launches)
     if names:
         try:
-            ms = time_interleaved([launches[n] for n in names], opts.iters, opts.warmup)
+            ms = time_interleaved([launches[n] for n in names], opts.iters, opts.warmup, opts.cooldown_ms)
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             for n in names:
@@ -599,6 +671,19 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
                 row[n]["ms"] = t
                 if plan["flops"]:
                     row[n]["tflops"] = plan["flops"] / t * 1e-9
+        if opts.sustained:
+            try:
+                energy = nvml_energy_reader(torch)
+                for n, x in zip(names, sustained([launches[n] for n in names], opts.sustained, 3, energy)):
+                    if plan["flops"]:
+                        x["tflops"] = plan["flops"] / x["ms"] * 1e-9
+                    row[n]["sustained"] = x
+                    print(f"  {n} sustained: {x['ms']:.4f} ms a call"
+                          + (f", {x['tflops']:.0f} TFLOP/s" if "tflops" in x else "")
+                          + (f", {x['j']:.3f} J a call at {x['w']:.0f} W" if "j" in x else ""), flush=True)
+            except Exception as e:  # noqa: BLE001 - an extra, like the kernel times
+                traceback.print_exc()
+                row["sustained_error"] = _err(e)
         if opts.kernel_times:
             try:
                 for n, k in zip(names, kernel_times([launches[n] for n in names], opts.iters)):
@@ -683,7 +768,8 @@ def run(opts):
         except Exception as e:  # noqa: BLE001 - e.g. no reference for this example
             traceback.print_exc()
             row = {"case": case["name"], "error": _err(e)}
-        row = dict(label=label, example=opts.example, kernel=spec["kernel"], iters=opts.iters, **row, **env)
+        row = dict(label=label, example=opts.example, kernel=spec["kernel"], iters=opts.iters,
+                   cooldown_ms=opts.cooldown_ms, **row, **env)
         failed |= bool(row.get("error")) or any(
             "error" in row.get(s, {}) for s in opts.sides if isinstance(row.get(s), dict))
         print(summary_line(row) if "error" not in row else f"{label}/{row['case']}: FAILED ({row['error']})",
@@ -724,8 +810,9 @@ def report(rows):
     lines = [
         f"Device: {head.get('device', '?')}; torch {head.get('torch_version', '?')}, "
         f"Triton {head.get('triton_version', '?')}, tawa {head.get('tawa_version', '?')}; median of {head.get('iters', '?')} interleaved rounds per case, "
-        "tawa, Triton and cuBLAS in one process on the same inputs; TFLOP/s, ratios of speed (above 1: "
-        "the first is faster).",
+        "tawa, Triton and cuBLAS in one process on the same inputs"
+        + (f", the GPU idle {head['cooldown_ms']:g} ms before each call" if head.get("cooldown_ms") else ", back to back")
+        + "; TFLOP/s, ratios of speed (above 1: the first is faster).",
         "",
         "| example | case | sizes | tawa | Triton | cuBLAS | tawa/Triton | tawa/cuBLAS | Triton/cuBLAS |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -745,6 +832,27 @@ def report(rows):
                 failures.append(f"- {r['label']}/{r['case']} {s}: {r[s]['error']}")
     if failures:
         lines += ["", "Failures:", ""] + failures
+    held = [r for r in rows if any(isinstance(r.get(s), dict) and "sustained" in r[s] for s in SIDES)]
+    if held:
+        def sus(r, side, key, digits):
+            x = r.get(side, {}).get("sustained", {}) if isinstance(r.get(side), dict) else {}
+            return fmt(x.get(key), digits)
+
+        def ratio(r, a, b):
+            x, y = (r.get(s, {}).get("sustained", {}).get("ms") if isinstance(r.get(s), dict) else None
+                    for s in (a, b))
+            return fmt(speed_ratio(x, y), 2)
+        lines += ["", "Sustained (`--sustained`): each side called back to back, nothing between, in turns "
+                  "of the three; TFLOP/s, speed ratio, joules a call and mean watts (NVML's energy "
+                  "counter), medians of three turns:", "",
+                  "| example | case | tawa | Triton | cuBLAS | tawa/Triton | J tawa / Triton / cuBLAS | W tawa / Triton / cuBLAS |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in held:
+            lines.append(f"| {r['label']} | {r['case']} | {sus(r, 'tawa', 'tflops', 0)} | "
+                         f"{sus(r, 'triton', 'tflops', 0)} | {sus(r, 'cublas', 'tflops', 0)} | "
+                         f"{ratio(r, 'tawa', 'triton')} | "
+                         f"{' / '.join(sus(r, s, 'j', 3) for s in SIDES)} | "
+                         f"{' / '.join(sus(r, s, 'w', 0) for s in SIDES)} |")
     plain = {r["case"]: r for r in rows if r.get("label") == PLAIN}
     versus = []
     for r in rows:
@@ -804,12 +912,19 @@ def main(argv=None):
     p.add_argument("--iters", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--cooldown-ms", type=float, default=0.0, help="leave the GPU idle this long "
+                   "before each timed call (default 0: back to back), so that no side runs at the "
+                   "clocks another's power draw left")
     p.add_argument("--sides", default="tawa,triton,cublas", help="which of tawa, triton, cublas to run")
     p.add_argument("--label", help="the example's name in the table (default: the file's stem)")
     p.add_argument("--json", help="append one JSON object per case to this file")
     p.add_argument("--report", nargs="+", metavar="JSONL", help="write the markdown table of these "
                    "JSON lines instead of running")
     p.add_argument("--out", help="with --report: write the table here too")
+    p.add_argument("--sustained", type=int, default=0, metavar="CALLS",
+                   help="after timing, run each side CALLS times back to back, three turns each "
+                        "(`sustained`): ms a call and, where NVML has the GPU's energy counter, "
+                        "joules a call and watts")
     p.add_argument("--kernel-times", action="store_true", help="after timing, run each side again "
                    "under torch.profiler and report its kernels' own GPU durations (CUPTI) and their "
                    "start after the sleep: what the kernel takes apart from what its launch adds")

@@ -16,6 +16,7 @@ import os
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -284,6 +285,39 @@ class Report(unittest.TestCase):
         rows = ss.summarize_kernels([{"name": fill, "ts": 0.0, "dur": 9.0},
                                      {"name": "k", "ts": 10.0, "dur": 5.0}])
         self.assertIsNone(rows[0]["gap_us"])
+
+    def test_cooldown_and_sustained_figures_in_the_report(self):
+        r = row("matmul", "k16384_8192", 2.0, 2.1, 2.2)
+        self.assertIn(", back to back;", ss.report([r]))
+        r["cooldown_ms"] = 30.0
+        r["tawa"]["sustained"] = {"ms": 2.5, "tflops": 440.0, "j": 1.5, "w": 600.0}
+        r["triton"]["sustained"] = {"ms": 2.4, "tflops": 458.0, "j": 1.4, "w": 583.0}
+        text = ss.report([r])
+        self.assertIn(", the GPU idle 30 ms before each call;", text)
+        # cuBLAS without the figures: dashes.
+        self.assertIn("| matmul | k16384_8192 | 440 | 458 | - | 0.96 | 1.500 / 1.400 / - | 600 / 583 / - |", text)
+
+    def test_sustained_turns_take_medians(self):
+        calls = []
+
+        class Torch:
+            class cuda:
+                synchronize = staticmethod(lambda: None)
+        sys.modules.setdefault("torch", Torch)
+        if sys.modules["torch"] is not Torch:
+            self.skipTest("a real torch is importable")
+        try:
+            joules = iter(range(0, 1000, 10))
+            with unittest.mock.patch.object(ss.time, "sleep", lambda s: None):
+                out = ss.sustained([lambda: calls.append("a"), lambda: calls.append("b")], 4, 3,
+                                   lambda: next(joules))
+        finally:
+            del sys.modules["torch"]
+        # One warm-up call and 4 timed ones a turn, three turns each.
+        self.assertEqual(calls.count("a"), 15)
+        self.assertEqual(calls.count("b"), 15)
+        self.assertEqual([x["j"] for x in out], [2.5, 2.5])  # 10 J over 4 calls
+        self.assertEqual(sorted(out[0]), ["j", "ms", "w"])
 
     def test_speed_ratio(self):
         self.assertEqual(ss.speed_ratio(1.0, 2.0), 2.0)
