@@ -22,6 +22,9 @@
 # clocks the power cap leaves, and a kernel that draws more power slows
 # the ones timed after it too; with COOLDOWN_MS=30 every call starts from
 # an idle GPU and the ratios compare the kernels at full clocks.
+# SUSTAINED_S (default 0): also each side called back to back for about
+# that many seconds, in three turns, with joules a call (`same_source.py
+# --sustained`): what a loop calling one kernel sees under the cap.
 set -uo pipefail
 out=${1:-same-source}
 mkdir -p "$out"

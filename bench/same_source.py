@@ -565,9 +565,10 @@ def nvml_energy_reader(torch):
 
 
 def sustained(fns, calls, rounds, energy):
-    """Each of `fns` run `calls` times back to back, nothing between (no
-    flush, no sleep), after one call to warm up; the functions take turns
-    `rounds` times and each figure is the median over its turns. Per
+    """Each of `fns` run its `calls` count of times back to back, nothing
+    between (no flush, no sleep), after one call to warm up; the functions
+    take turns `rounds` times and each figure is the median over its
+    turns. Per
     function: milliseconds a call and, with `energy` (a joule counter),
     joules a call and mean watts. What a loop calling one kernel sees,
     its clocks those its own power draw leaves under the cap; from the
@@ -578,18 +579,18 @@ def sustained(fns, calls, rounds, energy):
 
     seen = [{"ms": [], "j": [], "w": []} for _ in fns]
     for _ in range(rounds):
-        for i, f in enumerate(fns):
+        for i, (f, n) in enumerate(zip(fns, calls)):
             f()
             torch.cuda.synchronize()
             time.sleep(0.2)
             e0, t0 = (energy() if energy else None), time.perf_counter()
-            for _ in range(calls):
+            for _ in range(n):
                 f()
             torch.cuda.synchronize()
             t1, e1 = time.perf_counter(), (energy() if energy else None)
-            seen[i]["ms"].append((t1 - t0) * 1000 / calls)
+            seen[i]["ms"].append((t1 - t0) * 1000 / n)
             if energy:
-                seen[i]["j"].append((e1 - e0) / calls)
+                seen[i]["j"].append((e1 - e0) / n)
                 seen[i]["w"].append((e1 - e0) / (t1 - t0))
     return [{k: statistics.median(v) for k, v in d.items() if v} for d in seen]
 
@@ -671,10 +672,13 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
                 row[n]["ms"] = t
                 if plan["flops"]:
                     row[n]["tflops"] = plan["flops"] / t * 1e-9
-        if opts.sustained:
+        timed = [n for n in names if row[n].get("ms")]
+        if opts.sustained and timed:
             try:
                 energy = nvml_energy_reader(torch)
-                for n, x in zip(names, sustained([launches[n] for n in names], opts.sustained, 3, energy)):
+                # About `--sustained` seconds a turn, from the timed call's length.
+                calls = [max(10, round(opts.sustained * 1000 / row[n]["ms"])) for n in timed]
+                for n, x in zip(timed, sustained([launches[n] for n in timed], calls, 3, energy)):
                     if plan["flops"]:
                         x["tflops"] = plan["flops"] / x["ms"] * 1e-9
                     row[n]["sustained"] = x
@@ -921,10 +925,10 @@ def main(argv=None):
     p.add_argument("--report", nargs="+", metavar="JSONL", help="write the markdown table of these "
                    "JSON lines instead of running")
     p.add_argument("--out", help="with --report: write the table here too")
-    p.add_argument("--sustained", type=int, default=0, metavar="CALLS",
-                   help="after timing, run each side CALLS times back to back, three turns each "
-                        "(`sustained`): ms a call and, where NVML has the GPU's energy counter, "
-                        "joules a call and watts")
+    p.add_argument("--sustained", type=float, default=0.0, metavar="SECONDS",
+                   help="after timing, run each side back to back for about SECONDS (at least 10 "
+                        "calls), three turns each (`sustained`): ms a call and, where NVML has the "
+                        "GPU's energy counter, joules a call and watts")
     p.add_argument("--kernel-times", action="store_true", help="after timing, run each side again "
                    "under torch.profiler and report its kernels' own GPU durations (CUPTI) and their "
                    "start after the sleep: what the kernel takes apart from what its launch adds")

@@ -309,14 +309,14 @@ class Report(unittest.TestCase):
         try:
             joules = iter(range(0, 1000, 10))
             with unittest.mock.patch.object(ss.time, "sleep", lambda s: None):
-                out = ss.sustained([lambda: calls.append("a"), lambda: calls.append("b")], 4, 3,
+                out = ss.sustained([lambda: calls.append("a"), lambda: calls.append("b")], [4, 2], 3,
                                    lambda: next(joules))
         finally:
             del sys.modules["torch"]
-        # One warm-up call and 4 timed ones a turn, three turns each.
+        # One warm-up call and 4 (2) timed ones a turn, three turns each.
         self.assertEqual(calls.count("a"), 15)
-        self.assertEqual(calls.count("b"), 15)
-        self.assertEqual([x["j"] for x in out], [2.5, 2.5])  # 10 J over 4 calls
+        self.assertEqual(calls.count("b"), 9)
+        self.assertEqual([x["j"] for x in out], [2.5, 5.0])  # 10 J over 4 (2) calls
         self.assertEqual(sorted(out[0]), ["j", "ms", "w"])
 
     def test_speed_ratio(self):

@@ -24,7 +24,9 @@
 # the checkout's root on the GPU machine after bench/build-gpu-bin.sh
 # (carry gpu-bin/). Knobs: ITERS (timed rounds per case, default 20),
 # COOLDOWN_MS (the GPU left idle that long before each timed call,
-# `same_source.py --cooldown-ms`; default 0),
+# `same_source.py --cooldown-ms`; default 0), SUSTAINED_S (seconds of
+# back-to-back calls a side and turn after the timing, `--sustained`;
+# default 0: none),
 # LINE_TIMEOUT (seconds per process, default 120), BUDGET (seconds in
 # all, default 540: a line that would start past it is skipped, and a
 # running one is stopped at it, so that the table is always written),
@@ -54,7 +56,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     read -r file <<< "$file"
     file=${file//'$TAWA_UPSTREAM_DIR'/${TAWA_UPSTREAM_DIR:-$PWD/upstream}}
     read -r cases_file <<< "$cases_file"
-    args=(--label "$label" --iters "${ITERS:-20}" --json "$jsonl" --cooldown-ms "${COOLDOWN_MS:-0}")
+    args=(--label "$label" --iters "${ITERS:-20}" --json "$jsonl" --cooldown-ms "${COOLDOWN_MS:-0}" --sustained "${SUSTAINED_S:-0}")
     [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
     for c in $cases; do args+=(--case "$c"); done
     left=$(( ${BUDGET:-540} - (SECONDS - started) ))
