@@ -31,7 +31,11 @@ reads, beside the kernel file unless `--cases-file` names one; without
   follows the same neighbour, the L2 flushed before each call and the
   host's launch cost kept out of the figure (`time_interleaved`); the
   figure is the median. Same process, same inputs, same clocks: the
-  ratios can be divided.
+  ratios can be divided. Except that back to back the large GEMMs run at
+  the power cap, where a kernel drawing more power lowers the clocks of
+  those timed after it too: `--cooldown-ms` leaves the GPU idle before
+  each call, and `--sustained` times each side alone back to back, with
+  joules a call where NVML has the energy counter.
 
 One line per case is printed (and a JSON object per case appended to
 `--json`): TFLOP/s of each side, tawa/Triton, tawa/cuBLAS, Triton/cuBLAS
