@@ -204,6 +204,10 @@ def _is_torch_dtype(v) -> bool:
 
 def constexpr_key(value):
     """A hashable stand-in for a constexpr value."""
+    t = type(value)
+    if t is int or t is bool or t is str or t is float or value is None:
+        # The common values, as the general path below keys them.
+        return (t.__name__, value)
     if isinstance(value, tl.constexpr):
         value = value.value
     if isinstance(value, _MockTensor):
@@ -282,6 +286,55 @@ def launch_names(name: str, key):
     raise AssertionError(key)
 
 
+def _fast_binder(fn):
+    """A function binding a call of `fn` as `JITFunction._bind_checked`
+    does, generated for its parameters (as Triton generates its binder):
+    Python's own call binds the arguments, each value's specializer is
+    looked up by its type, the key and the launch values are built as
+    tuples. It raises where `_bind_checked` would (or where it cannot
+    tell), and `_bind` then asks `_bind_checked` for the error. False
+    where a parameter is named like a launch option or like the binder's
+    own names."""
+    names = [p.name for p in fn.params]
+    if any(n in OPTIONS or n.startswith("_tw") for n in names):
+        return False
+    env = {"_tw_OPTIONS": OPTIONS, "_tw_SPEC": _SPECIALIZERS, "_tw_spec_for": _specializer_for,
+           "_tw_ckey": constexpr_key, "_tw_opts": _options_of}
+    sig, body, key, values = [], [], [], []
+    for i, p in enumerate(fn.params):
+        if p.has_default:
+            env[f"_tw_d{i}"] = p.default
+            sig.append(f"{p.name}=_tw_d{i}")
+        else:
+            sig.append(p.name)
+        if p.is_constexpr:
+            key.append(f'("c", _tw_ckey({p.name}))')
+            continue
+        env[f"_tw_p{i}"] = p
+        body.append(f"    _tw_f = _tw_SPEC.get(type({p.name})) or _tw_spec_for(type({p.name}), _tw_p{i})\n"
+                    f"    _tw_k{i}, _tw_v{i} = _tw_f(_tw_p{i}, {p.name})")
+        key.append(f"_tw_k{i}")
+        values.append(f"_tw_v{i}")
+    named = ", ".join(f"{n!r}: {n}" for n in names)
+    src = (f"def _tw_bind({', '.join(sig + ['**_tw_kw'])}):\n"
+           + "".join(line + "\n" for line in body)
+           + "    _tw_o = _tw_opts(_tw_kw) if _tw_kw else _tw_OPTIONS\n"
+           + f"    return ({{{named}}}, ({''.join(k + ', ' for k in key)}"
+           + '(_tw_o["num_warps"], _tw_o["num_stages"])), '
+           + (" + ".join(values) if values else "()") + ", _tw_o)\n")
+    exec(compile(src, f"<tawa binder of {fn.__name__}>", "exec"), env)  # noqa: S102
+    return env["_tw_bind"]
+
+
+def _options_of(kwargs):
+    """The launch options of a call's keywords that are no parameter, or a
+    KeyError where one is no option either (`_bind_checked` says which)."""
+    for k in kwargs:
+        if k not in OPTIONS:
+            raise KeyError(k)
+    return {**OPTIONS, **kwargs}
+
+
 class KernelInterface:
     def __getitem__(self, grid):
         """`kernel[grid](*args, **kwargs)` launches over `grid`: a tuple of
@@ -292,8 +345,20 @@ class KernelInterface:
 
 def evaluate_grid(grid, named_args):
     """The launch grid as three ints."""
-    if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 <= grid[0] < 2**31:
-        return (grid[0], 1, 1)
+    if type(grid) is tuple:
+        # The common grids, checked as below, without the general path.
+        n = len(grid)
+        if n == 1 and type(grid[0]) is int and 0 <= grid[0] < 2**31:
+            return (grid[0], 1, 1)
+        if n == 2:
+            x, y = grid
+            if type(x) is int and type(y) is int and 0 <= x < 2**31 and 0 <= y <= 65535:
+                return (x, y, 1)
+        elif n == 3:
+            x, y, z = grid
+            if (type(x) is int and type(y) is int and type(z) is int and 0 <= x < 2**31
+                    and 0 <= y <= 65535 and 0 <= z <= 65535):
+                return grid
     if callable(grid):
         grid = grid(named_args)
     if isinstance(grid, int):
@@ -443,6 +508,9 @@ class JITFunction(KernelInterface):
             self.src = None
             self._source_error = e
         self.cache = {}
+        # The generated binder (`_fast_binder`), made at the first launch;
+        # False where there is none.
+        self._fast_bind = None
         # Every kernel compiled for a key: more than one where a schedule
         # was chosen for the launch compiled for (`CompiledKernel.chosen_for`).
         self._variants = {}
@@ -477,7 +545,26 @@ class JITFunction(KernelInterface):
     def _bind(self, args, kwargs):
         """`(named, key, values, options)`: every parameter's value by name
         (defaults included, for the grid), the specialization key, the
-        launch values, and the launch options."""
+        launch values, and the launch options.
+
+        A launch binds its arguments on every call, so this is the hot
+        path of a short kernel called in a loop: the binder generated for
+        this function's parameters (`_fast_binder`) does it, and anything
+        it does not take (a wrong call, an unknown option) goes through
+        `_bind_checked`, which gives the same result or the error."""
+        fast = self._fast_bind
+        if fast is None:
+            fast = self._fast_bind = _fast_binder(self)
+        if fast is not False:
+            try:
+                return fast(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - the checked path says what is wrong
+                pass
+        return self._bind_checked(args, kwargs)
+
+    def _bind_checked(self, args, kwargs):
+        """`_bind` one parameter at a time, with the errors a wrong call
+        gets; the reference `_fast_binder`'s functions are tested against."""
         params = self.params
         nargs = len(args)
         if nargs > len(params):
@@ -669,7 +756,15 @@ class JITFunction(KernelInterface):
 
     # -- launching -------------------------------------------------------
 
+    def __getitem__(self, grid):
+        # `KernelInterface.__getitem__` without going through `run`'s
+        # keywords: the arguments are packed once.
+        return lambda *args, **kwargs: self._run(args, kwargs, grid, False)
+
     def run(self, *args, grid, warmup=False, **kwargs):
+        return self._run(args, kwargs, grid, warmup)
+
+    def _run(self, args, kwargs, grid, warmup):
         named, key, values, options = self._bind(args, kwargs)
         kernel = self.cache.get(key)
         if kernel is None or not kernel.chosen_for(values):

@@ -103,12 +103,79 @@ class SpecializationTest(DriverTest):
             TensorDescriptor(a, [256, 128], [1, 256], [64, 32])
 
 
+class BinderTest(unittest.TestCase):
+    """`_bind` goes through a binder generated for the kernel's
+    parameters; `_bind_checked`, one parameter at a time, is what it must
+    equal, call for call."""
+
+    def same(self, fn, *args, **kwargs):
+        fast = fn._bind(args, kwargs)
+        self.assertIsNot(fn._fast_bind, False)
+        self.assertEqual(fast, fn._bind_checked(args, kwargs))
+        # Names bound to the very objects given (the grid sees them).
+        checked = fn._bind_checked(args, kwargs)
+        for name, v in fast[0].items():
+            self.assertIs(v, checked[0][name])
+        return fast
+
+    def test_calls_bind_as_the_checked_path_does(self):
+        x, y = FakeTensor(), FakeTensor(dtype="torch.bfloat16", ptr=0x7F0000000002)
+        k = kernels.add_kernel
+        for args, kwargs in [
+            ((x, y, x, 1000), dict(BLOCK_SIZE=256)),
+            ((x, y, x, 1), dict(BLOCK_SIZE=True)),
+            ((x, y, x, 2**40), dict(BLOCK_SIZE="s")),
+            ((x, y, x, 1000, 64), {}),
+            ((x,), dict(y_ptr=y, out_ptr=x, n_elements=16, BLOCK_SIZE=tl.constexpr(8))),
+            ((x, y, x, 7), dict(BLOCK_SIZE=64, num_warps=8, num_stages=2)),
+            ((x, y, x, 7.5), dict(BLOCK_SIZE=None, debug=True)),
+        ]:
+            self.same(k, *args, **kwargs)
+        # Defaults, do_not_specialize, dtype constexprs.
+        self.same(kernels.scale_kernel, x, 32, 3, 0.5)
+        self.same(kernels.scale_kernel, x, 32, 3, 0.5, True, tl.float16)
+        # Tensor descriptors: their shape and strides are launch values.
+        d = TensorDescriptor(FakeTensor(shape=(64, 32)), [64, 32], [32, 1], [16, 16])
+        self.same(kernels.desc_copy_kernel, d, d, 16, 16)
+
+    def test_wrong_calls_get_the_checked_paths_errors(self):
+        x = FakeTensor()
+        k = kernels.add_kernel
+        for args, kwargs, error in [
+            ((x, x, x, 10), dict(BLOCK=64), "unexpected keyword argument `BLOCK`"),
+            ((x, x, x, 10), {}, "missing argument `BLOCK_SIZE`"),
+            ((x, x, x, 10, 64, 1), {}, "takes 5 arguments, 6 given"),
+            ((x, x, x, 10), dict(x_ptr=x, BLOCK_SIZE=64), "multiple values for argument `x_ptr`"),
+            ((x, x, x, [1]), dict(BLOCK_SIZE=64), "`n_elements` of type list"),
+        ]:
+            with self.assertRaisesRegex(TypeError, error):
+                k._bind(args, kwargs)
+
+    def test_a_parameter_named_like_an_option_keeps_the_checked_path(self):
+        @triton.jit
+        def k(x_ptr, num_warps):
+            pass
+
+        x = FakeTensor()
+        self.assertEqual(k._bind((x, 3), {}), k._bind_checked((x, 3), {}))
+        self.assertIs(k._fast_bind, False)
+
+    def test_constexpr_keys_of_common_values_keep_their_types(self):
+        # 1 and True are equal in Python, not as constexprs.
+        self.assertNotEqual(_jit.constexpr_key(1), _jit.constexpr_key(True))
+        self.assertEqual(_jit.constexpr_key(None), ("NoneType", None))
+        self.assertEqual(_jit.constexpr_key(tl.constexpr(4)), ("int", 4))
+
+
 class GridTest(DriverTest):
 
     def test_tuples_ints_and_callables(self):
         self.assertEqual(_jit.evaluate_grid((4,), {}), (4, 1, 1))
         self.assertEqual(_jit.evaluate_grid(7, {}), (7, 1, 1))
         self.assertEqual(_jit.evaluate_grid((2, 3, 4), {}), (2, 3, 4))
+        self.assertEqual(_jit.evaluate_grid((2, 3), {}), (2, 3, 1))
+        self.assertEqual(_jit.evaluate_grid((True, 3), {}), (1, 3, 1))
+        self.assertEqual(_jit.evaluate_grid((2, 0, 65535), {}), (2, 0, 65535))
         meta = {"n": 1000, "BLOCK": 256}
         self.assertEqual(_jit.evaluate_grid(lambda m: (triton.cdiv(m["n"], m["BLOCK"]),), meta), (4, 1, 1))
 
@@ -119,6 +186,10 @@ class GridTest(DriverTest):
             _jit.evaluate_grid((1, 70000), {})
         with self.assertRaisesRegex(ValueError, "grid dimension 0 is -1"):
             _jit.evaluate_grid((-1,), {})
+        with self.assertRaisesRegex(ValueError, "grid dimension 2 is 65536"):
+            _jit.evaluate_grid((1, 1, 65536), {})
+        with self.assertRaisesRegex(ValueError, "grid dimension 0 is 2147483648"):
+            _jit.evaluate_grid((2**31, 1), {})
         with self.assertRaisesRegex(TypeError, "tuple of 1 to 3 ints"):
             _jit.evaluate_grid("abc", {})
 
