@@ -202,11 +202,11 @@ pub struct PipelineOptions {
     /// (`cp.async`) beside TMA's copies of the other
     /// (`tawa_partitioner::mixed_copies`, `--mixed-copies`) wherever a
     /// loop's one `dot` reads two TMA copies of pointer tiles. Off by
-    /// default: on the H200 the 128x256x64 GEMM ran slower with them than
-    /// with TMA alone, back to back (power-capped) and from an idle GPU
-    /// alike; they seemed to win only against Triton timed right after
-    /// them, which their power draw slowed (`bench/RESULTS.md`). Not with
-    /// clusters, merged or split slots or `--no-tma-loads`.
+    /// default: on the H200 the 128x256x64 GEMM ran no faster with them
+    /// than with TMA alone back to back, and slower from an idle GPU and
+    /// sustained; they seemed to win only against Triton timed right
+    /// after them, which their power draw slowed (`bench/RESULTS.md`).
+    /// Not with clusters, merged or split slots or `--no-tma-loads`.
     pub mixed_copies: bool,
     /// Split a producer loop where its copies' masks stop being whole, so
     /// that the steps before copy without a mask

@@ -320,7 +320,7 @@ def _fast_binder(fn):
            + "".join(line + "\n" for line in body)
            + "    _tw_o = _tw_opts(_tw_kw) if _tw_kw else _tw_OPTIONS\n"
            + f"    return ({{{named}}}, ({''.join(k + ', ' for k in key)}"
-           + '(_tw_o["num_warps"], _tw_o["num_stages"])), '
+           + '(_tw_o["num_warps"], _tw_o["num_stages"]),), '
            + (" + ".join(values) if values else "()") + ", _tw_o)\n")
     exec(compile(src, f"<tawa binder of {fn.__name__}>", "exec"), env)  # noqa: S102
     return env["_tw_bind"]

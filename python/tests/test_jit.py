@@ -151,6 +151,14 @@ class BinderTest(unittest.TestCase):
             with self.assertRaisesRegex(TypeError, error):
                 k._bind(args, kwargs)
 
+    def test_a_kernel_without_parameters(self):
+        @triton.jit
+        def k():
+            pass
+
+        self.assertEqual(self.same(k)[1], ((4, 3),))
+        self.assertEqual(self.same(k, num_warps=8)[1], ((8, 3),))
+
     def test_a_parameter_named_like_an_option_keeps_the_checked_path(self):
         @triton.jit
         def k(x_ptr, num_warps):
