@@ -534,11 +534,21 @@ def kernel_times(fns, iters):
     return out
 
 
+_energy_readers = {}
+
+
 def nvml_energy_reader(torch):
     """A function returning the GPU's energy counter in joules (NVML's
     total energy since the driver loaded, read through the driver's own
     library with ctypes: no Python package needed), or None where NVML or
-    the counter is not there."""
+    the counter is not there. Made once per device and process."""
+    device = torch.cuda.current_device()
+    if device not in _energy_readers:
+        _energy_readers[device] = _make_energy_reader(torch, device)
+    return _energy_readers[device]
+
+
+def _make_energy_reader(torch, device):
     import ctypes
 
     try:
@@ -548,14 +558,14 @@ def nvml_energy_reader(torch):
     if nvml.nvmlInit_v2() != 0:
         return None
     handle = ctypes.c_void_p()
-    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    props = torch.cuda.get_device_properties(device)
     bus = getattr(props, "pci_bus_id", None)
     found = 1
     if bus is not None:
         # NVML counts devices its own way; the PCI address names this one.
         pci = f"{getattr(props, 'pci_domain_id', 0):08x}:{bus:02x}:{getattr(props, 'pci_device_id', 0):02x}.0"
         found = nvml.nvmlDeviceGetHandleByPciBusId_v2(pci.encode(), ctypes.byref(handle))
-    if found != 0 and nvml.nvmlDeviceGetHandleByIndex_v2(torch.cuda.current_device(), ctypes.byref(handle)) != 0:
+    if found != 0 and nvml.nvmlDeviceGetHandleByIndex_v2(device, ctypes.byref(handle)) != 0:
         return None
     millijoules = ctypes.c_ulonglong()
 

@@ -343,21 +343,27 @@ class KernelInterface:
         return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
 
+#: CUDA's largest grid along x, y and z.
+_GRID_LIMITS = (2**31 - 1, 65535, 65535)
+_X_MAX, _YZ_MAX = _GRID_LIMITS[0], _GRID_LIMITS[1]
+
+
 def evaluate_grid(grid, named_args):
     """The launch grid as three ints."""
     if type(grid) is tuple:
-        # The common grids, checked as below, without the general path.
+        # The common grids, within the limits checked below, without the
+        # general path.
         n = len(grid)
-        if n == 1 and type(grid[0]) is int and 0 <= grid[0] < 2**31:
+        if n == 1 and type(grid[0]) is int and 0 <= grid[0] <= _X_MAX:
             return (grid[0], 1, 1)
         if n == 2:
             x, y = grid
-            if type(x) is int and type(y) is int and 0 <= x < 2**31 and 0 <= y <= 65535:
+            if type(x) is int and type(y) is int and 0 <= x <= _X_MAX and 0 <= y <= _YZ_MAX:
                 return (x, y, 1)
         elif n == 3:
             x, y, z = grid
-            if (type(x) is int and type(y) is int and type(z) is int and 0 <= x < 2**31
-                    and 0 <= y <= 65535 and 0 <= z <= 65535):
+            if (type(x) is int and type(y) is int and type(z) is int and 0 <= x <= _X_MAX
+                    and 0 <= y <= _YZ_MAX and 0 <= z <= _YZ_MAX):
                 return grid
     if callable(grid):
         grid = grid(named_args)
@@ -370,8 +376,7 @@ def evaluate_grid(grid, named_args):
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"the grid must have 1 to 3 dimensions, not {len(dims)}: {dims}")
     dims = dims + (1,) * (3 - len(dims))
-    limits = (2**31 - 1, 65535, 65535)
-    for axis, (d, lim) in enumerate(zip(dims, limits)):
+    for axis, (d, lim) in enumerate(zip(dims, _GRID_LIMITS)):
         if d < 0 or d > lim:
             raise ValueError(f"grid dimension {axis} is {d}; CUDA allows 0 to {lim}")
     return dims
