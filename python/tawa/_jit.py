@@ -136,11 +136,13 @@ def _spec_int(param, value):
     if value == 1:
         return _ONE, ()
     if -(2**31) <= value < 2**31:
-        return ("i", "i32", not value & 15), (value,)
+        return _I32_KEYS[not value & 15], (value,)
     return ("i", _int_type(value, param.name), value % 16 == 0), (value,)
 
 
 _ONE = ("one",)
+#: `_spec_int`'s keys of an i32, indexed by divisibility by 16.
+_I32_KEYS = (("i", "i32", False), ("i", "i32", True))
 
 
 def _spec_float(param, value):
@@ -299,7 +301,7 @@ def _fast_binder(fn):
     if any(n in OPTIONS or n.startswith("_tw") for n in names):
         return False
     env = {"_tw_OPTIONS": OPTIONS, "_tw_SPEC": _SPECIALIZERS, "_tw_spec_for": _specializer_for,
-           "_tw_ckey": constexpr_key, "_tw_opts": _options_of}
+           "_tw_ckey": constexpr_key, "_tw_opts": _options_of, "_tw_ONE": _ONE, "_tw_I32": _I32_KEYS}
     sig, body, key, values = [], [], [], []
     for i, p in enumerate(fn.params):
         if p.has_default:
@@ -311,8 +313,20 @@ def _fast_binder(fn):
             key.append(f'("c", _tw_ckey({p.name}))')
             continue
         env[f"_tw_p{i}"] = p
-        body.append(f"    _tw_f = _tw_SPEC.get(type({p.name})) or _tw_spec_for(type({p.name}), _tw_p{i})\n"
-                    f"    _tw_k{i}, _tw_v{i} = _tw_f(_tw_p{i}, {p.name})")
+        general = (f"_tw_f = _tw_SPEC.get(type({p.name})) or _tw_spec_for(type({p.name}), _tw_p{i})\n"
+                   f"    _tw_k{i}, _tw_v{i} = _tw_f(_tw_p{i}, {p.name})")
+        if p.do_not_specialize:
+            body.append("    " + general)
+        else:
+            # `_spec_int`'s common cases written out: a call per integer
+            # argument is most of a launch's binding.
+            body.append(f"    if type({p.name}) is int and -2147483648 <= {p.name} < 2147483648:\n"
+                        f"        if {p.name} == 1:\n"
+                        f"            _tw_k{i}, _tw_v{i} = _tw_ONE, ()\n"
+                        f"        else:\n"
+                        f"            _tw_k{i}, _tw_v{i} = _tw_I32[not {p.name} & 15], ({p.name},)\n"
+                        f"    else:\n"
+                        f"        " + general.replace("\n    ", "\n        "))
         key.append(f"_tw_k{i}")
         values.append(f"_tw_v{i}")
     named = ", ".join(f"{n!r}: {n}" for n in names)

@@ -131,6 +131,11 @@ class BinderTest(unittest.TestCase):
             ((x, y, x, 7.5), dict(BLOCK_SIZE=None, debug=True)),
         ]:
             self.same(k, *args, **kwargs)
+        # The binder's written-out integer cases, at and past their edges.
+        for n in (0, 1, 16, -16, 17, 2**31 - 1, -(2**31), 2**31, -(2**31) - 1, True, False):
+            key = self.same(k, x, y, x, n, BLOCK_SIZE=64)[1]
+            if type(n) is int and -(2**31) <= n < 2**31 and n != 1:
+                self.assertEqual(key[3], ("i", "i32", n % 16 == 0))
         # Defaults, do_not_specialize, dtype constexprs.
         self.same(kernels.scale_kernel, x, 32, 3, 0.5)
         self.same(kernels.scale_kernel, x, 32, 3, 0.5, True, tl.float16)

@@ -256,6 +256,12 @@ pub const DEVICE_MAP_WORKSPACE: &str = "<tensor-map workspace>";
 /// otherwise (once the context's work on every stream is done, so that
 /// no running launch reads the freed one); launches that share them must
 /// not overlap (one stream).
+///
+/// They also keep the tensor maps the last launch encoded, by map: a map
+/// is a pure function of its spec, and a kernel called in a loop passes
+/// the same buffers and sizes every time, so [`launch_args`] reuses the
+/// bytes where the spec is equal instead of asking the driver again
+/// (`cuTensorMapEncodeTiled` is a good part of a small launch's host time).
 #[derive(Default)]
 pub struct Workspaces {
     /// The tensor maps a kernel builds on the device (contents need no
@@ -264,6 +270,33 @@ pub struct Workspaces {
     /// A stream-K kernel's partial sums and flags: zeroed when allocated,
     /// and each launch leaves its flags zero again.
     pub stream_k: Option<DeviceBuffer>,
+    /// The last launch's encoded tensor maps, one per map of the kernel,
+    /// with the spec each was encoded from.
+    encoded_maps: Vec<Option<(TensorMapSpec, KernelArg)>>,
+}
+
+impl Workspaces {
+    /// Map `index` encoded for `spec`: the last launch's bytes where it
+    /// had the same spec, `encode`'s (the driver's) otherwise.
+    fn encoded_map(
+        &mut self,
+        index: usize,
+        spec: TensorMapSpec,
+        encode: impl FnOnce(&TensorMapSpec) -> Result<KernelArg, String>,
+    ) -> Result<KernelArg, String> {
+        if self.encoded_maps.len() <= index {
+            self.encoded_maps.resize(index + 1, None);
+        }
+        let slot = &mut self.encoded_maps[index];
+        if let Some((last, bytes)) = slot {
+            if *last == spec {
+                return Ok(bytes.clone());
+            }
+        }
+        let bytes = encode(&spec)?;
+        *slot = Some((spec, bytes.clone()));
+        Ok(bytes)
+    }
 }
 
 /// `bytes_per * programs` of `grid` as a byte count.
@@ -330,21 +363,21 @@ pub fn launch_args(
             .get_mut(w.step_param)
             .ok_or("internal: the walk's step parameter is out of range")? = KernelArg::I32(step);
     }
-    let workspace = &mut workspaces.tensor_maps;
     if kernel.device_map_workspace > 0 {
         let what = "tensor-map workspace";
         let bytes = per_program(u64::from(kernel.device_map_workspace), grid, what)?;
-        ensure(gpu, workspace, bytes, what)?;
+        ensure(gpu, &mut workspaces.tensor_maps, bytes, what)?;
     }
-    let ws = workspace.as_ref().map(DeviceBuffer::ptr);
+    let ws = workspaces.tensor_maps.as_ref().map(DeviceBuffer::ptr);
     let address = |name: &str| match name {
         DEVICE_MAP_WORKSPACE => ws,
         _ => address(name),
     };
     let specs = tensor_map_specs(&kernel.tensor_maps, bound, grid, &address)?;
-    for (map, spec) in kernel.tensor_maps.iter().zip(&specs) {
+    for (i, (map, spec)) in kernel.tensor_maps.iter().zip(specs).enumerate() {
         args.push(
-            spec.encode(gpu)
+            workspaces
+                .encoded_map(i, spec, |spec| spec.encode(gpu).map_err(|e| e.to_string()))
                 .map_err(|e| format!("tensor map `{}`: {e}", map.name))?,
         );
     }
@@ -416,9 +449,13 @@ fn tensor_map_spec(
     if map.device_built {
         // A template: its extents and strides are constants, its address
         // any the driver accepts (the kernel replaces all three).
-        let what = format!("tensor map template `{}`", map.name);
-        let base = address(DEVICE_MAP_WORKSPACE)
-            .ok_or_else(|| format!("{what}: no workspace for tensor maps built on the device"))?;
+        let what = || format!("tensor map template `{}`", map.name);
+        let base = address(DEVICE_MAP_WORKSPACE).ok_or_else(|| {
+            format!(
+                "{}: no workspace for tensor maps built on the device",
+                what()
+            )
+        })?;
         return tensor_map_spec_at(map, base, bound, grid, &what);
     }
     let base_arg = bound.get(map.base).ok_or_else(|| {
@@ -429,14 +466,16 @@ fn tensor_map_spec(
             bound.len()
         )
     })?;
-    let what = format!("tensor map `{}` over `{}`", map.name, base_arg.param);
+    // Error text only: built where a launch fails, not at every launch.
+    let what = || format!("tensor map `{}` over `{}`", map.name, base_arg.param);
     let base = match (&base_arg.ty, &base_arg.source) {
         (ParamType::Ptr(_), ArgSource::Buffer(name)) => {
-            address(name).ok_or_else(|| format!("{what}: no buffer `{name}`"))?
+            address(name).ok_or_else(|| format!("{}: no buffer `{name}`", what()))?
         }
         (ty, source) => {
             return Err(format!(
-                "{what}: the base parameter is {ty:?} bound to {source:?}, not a buffer"
+                "{}: the base parameter is {ty:?} bound to {source:?}, not a buffer",
+                what()
             ))
         }
     };
@@ -449,14 +488,18 @@ fn tensor_map_spec_at(
     base: u64,
     bound: &[BoundArg],
     grid: [u32; 3],
-    what: &str,
+    what: &dyn Fn() -> String,
 ) -> Result<TensorMapSpec, String> {
     let size = u64::from(map.elem.byte_size());
     let extents = map
         .extents
         .iter()
         .enumerate()
-        .map(|(d, e)| host_value(e, bound, grid, &format!("{what}: extent of dimension {d}")))
+        .map(|(d, e)| {
+            host_value(e, bound, grid, &|| {
+                format!("{}: extent of dimension {d}", what())
+            })
+        })
         .collect::<Result<Vec<u64>, String>>()?;
     let strides = map
         .strides
@@ -464,10 +507,13 @@ fn tensor_map_spec_at(
         .enumerate()
         .map(|(i, e)| {
             // Strides describe dimensions 1.. (the innermost is dense).
-            let dim = format!("{what}: stride of dimension {}", i + 1);
+            let dim = || format!("{}: stride of dimension {}", what(), i + 1);
             let elements = host_value(e, bound, grid, &dim)?;
             elements.checked_mul(size).ok_or_else(|| {
-                format!("{dim}: {elements} elements of {size} bytes overflow 64 bits")
+                format!(
+                    "{}: {elements} elements of {size} bytes overflow 64 bits",
+                    dim()
+                )
             })
         })
         .collect::<Result<Vec<u64>, String>>()?;
@@ -478,13 +524,15 @@ fn tensor_map_spec_at(
         128 => TmaSwizzle::B128,
         other => {
             return Err(format!(
-                "{what}: swizzle of {other} bytes (TMA swizzles 0, 32, 64 or 128)"
+                "{}: swizzle of {other} bytes (TMA swizzles 0, 32, 64 or 128)",
+                what()
             ))
         }
     };
     let l2_promotion = TmaL2Promotion::from_bytes(map.l2_promotion_bytes).ok_or_else(|| {
         format!(
-            "{what}: L2 promotion of {} bytes (TMA promotes 0, 64, 128 or 256)",
+            "{}: L2 promotion of {} bytes (TMA promotes 0, 64, 128 or 256)",
+            what(),
             map.l2_promotion_bytes
         )
     })?;
@@ -497,7 +545,7 @@ fn tensor_map_spec_at(
         swizzle,
         l2_promotion,
     };
-    spec.validate().map_err(|e| format!("{what}: {e}"))?;
+    spec.validate().map_err(|e| format!("{}: {e}", what()))?;
     Ok(spec)
 }
 
@@ -507,7 +555,7 @@ fn host_value(
     expr: &HostExpr,
     bound: &[BoundArg],
     grid: [u32; 3],
-    what: &str,
+    what: &dyn Fn() -> String,
 ) -> Result<u64, String> {
     // `eval` only says that some parameter had no integer value; remember
     // which, for the message.
@@ -521,14 +569,20 @@ fn host_value(
     };
     let value = expr.eval_in_grid(&param, Some(grid));
     match value {
-        Some(v) => u64::try_from(v).map_err(|_| format!("{what} is {v}, negative")),
+        Some(v) => u64::try_from(v).map_err(|_| format!("{} is {v}, negative", what())),
         None => Err(match missing.get().map(|i| (i, bound.get(i))) {
             Some((_, Some(b))) => format!(
-                "{what} uses parameter `{}`, bound to {:?}, not an integer",
-                b.param, b.source
+                "{} uses parameter `{}`, bound to {:?}, not an integer",
+                what(),
+                b.param,
+                b.source
             ),
-            Some((i, None)) => format!("{what} uses parameter {i}; the kernel has {}", bound.len()),
-            None => format!("{what}: {expr:?} has no value"),
+            Some((i, None)) => format!(
+                "{} uses parameter {i}; the kernel has {}",
+                what(),
+                bound.len()
+            ),
+            None => format!("{}: {expr:?} has no value", what()),
         }),
     }
 }
@@ -576,6 +630,41 @@ mod tests {
         assert!(err.contains("`not_an_arg` has no launch argument"), "{err}");
         let wrong = vec![param("M", ParamType::Ptr(ScalarType::F16))];
         assert!(bind_launch_args(case, &wrong).is_err());
+    }
+
+    #[test]
+    fn tensor_maps_are_encoded_again_only_when_their_spec_changes() {
+        let spec = |base: u64, rows: u64| TensorMapSpec {
+            elem: ScalarType::F16,
+            base,
+            extents: vec![64, rows],
+            strides: vec![128],
+            box_extents: vec![64, 64],
+            swizzle: TmaSwizzle::B128,
+            l2_promotion: TmaL2Promotion::B128,
+        };
+        let encodes = Cell::new(0u8);
+        // A stand-in for the driver: the bytes say which call made them.
+        let encode = |_: &TensorMapSpec| {
+            encodes.set(encodes.get() + 1);
+            Ok(KernelArg::Bytes(vec![encodes.get(); 128]))
+        };
+        let mut ws = Workspaces::default();
+        let first = ws.encoded_map(0, spec(0x1000, 256), encode).unwrap();
+        assert_eq!(ws.encoded_map(0, spec(0x1000, 256), encode).unwrap(), first);
+        assert_eq!(encodes.get(), 1, "the same spec is reused");
+        // Another map of the kernel has its own entry.
+        let other = ws.encoded_map(1, spec(0x1000, 256), encode).unwrap();
+        assert_ne!(other, first);
+        // Another buffer, or the same buffer with another shape: new maps.
+        ws.encoded_map(0, spec(0x2000, 256), encode).unwrap();
+        ws.encoded_map(0, spec(0x2000, 512), encode).unwrap();
+        assert_eq!(encodes.get(), 4);
+        // A refusal is the error and keeps nothing.
+        let refused = |_: &TensorMapSpec| Err("refused".to_string());
+        assert!(ws.encoded_map(0, spec(0x3000, 256), refused).is_err());
+        ws.encoded_map(0, spec(0x3000, 256), encode).unwrap();
+        assert_eq!(encodes.get(), 5);
     }
 
     #[test]

@@ -87,18 +87,36 @@ pub enum KernelArg {
 }
 
 impl KernelArg {
+    /// How many bytes the driver copies into the parameter.
+    pub fn byte_len(&self) -> usize {
+        match self {
+            KernelArg::Ptr(_) | KernelArg::U64(_) | KernelArg::I64(_) | KernelArg::F64(_) => 8,
+            KernelArg::I32(_) | KernelArg::U32(_) | KernelArg::F32(_) => 4,
+            KernelArg::U16(_) => 2,
+            KernelArg::Bytes(b) => b.len(),
+        }
+    }
+
+    /// Writes the parameter's bytes into `out[..self.byte_len()]`.
+    fn write_bytes(&self, out: &mut [u8]) {
+        let n = self.byte_len();
+        match self {
+            KernelArg::Ptr(v) | KernelArg::U64(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::I32(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::U32(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::I64(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::F32(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::F64(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::U16(v) => out[..n].copy_from_slice(&v.to_ne_bytes()),
+            KernelArg::Bytes(b) => out[..n].copy_from_slice(b),
+        }
+    }
+
     /// The bytes the driver copies into the parameter.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match self {
-            KernelArg::Ptr(v) | KernelArg::U64(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::I32(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::U32(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::I64(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::F32(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::F64(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::U16(v) => v.to_ne_bytes().to_vec(),
-            KernelArg::Bytes(b) => b.clone(),
-        }
+        let mut bytes = vec![0; self.byte_len()];
+        self.write_bytes(&mut bytes);
+        bytes
     }
 }
 
@@ -114,31 +132,45 @@ impl From<&DeviceBuffer> for KernelArg {
 struct Chunk([u8; 64]);
 
 /// The argument values in the layout `cuLaunchKernel` expects: an array of
-/// pointers, each to one argument's bytes. The pointees live in `storage`.
+/// pointers, each to one argument's bytes. The pointees live in `storage`,
+/// one run of 64-byte chunks per argument, starting at `first[i]`: a
+/// launch packs its arguments with two allocations, not two per argument
+/// (it runs at every launch of a kernel called in a loop).
 struct PackedArgs {
-    storage: Vec<Vec<Chunk>>,
+    storage: Vec<Chunk>,
+    first: Vec<usize>,
 }
 
 impl PackedArgs {
     fn new(args: &[KernelArg]) -> Self {
-        let storage = args
-            .iter()
-            .map(|a| {
-                let bytes = a.to_bytes();
-                let mut chunks = vec![Chunk([0; 64]); bytes.len().div_ceil(64).max(1)];
-                for (i, b) in bytes.iter().enumerate() {
-                    chunks[i / 64].0[i % 64] = *b;
-                }
-                chunks
-            })
-            .collect();
-        PackedArgs { storage }
+        let mut first = Vec::with_capacity(args.len());
+        let mut chunks = 0;
+        for a in args {
+            first.push(chunks);
+            chunks += a.byte_len().div_ceil(64).max(1);
+        }
+        let mut storage = vec![Chunk([0; 64]); chunks];
+        for (a, &at) in args.iter().zip(&first) {
+            let n = a.byte_len().div_ceil(64).max(1);
+            // SAFETY: chunks `at..at + n` are `n * 64` initialized bytes
+            // of `storage`, which `Chunk`'s `repr(C)` lays out densely.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(
+                    storage[at..at + n].as_mut_ptr().cast::<u8>(),
+                    n * 64,
+                )
+            };
+            a.write_bytes(bytes);
+        }
+        PackedArgs { storage, first }
     }
 
     fn pointers(&mut self) -> Vec<*mut std::ffi::c_void> {
-        self.storage
-            .iter_mut()
-            .map(|c| c.as_mut_ptr().cast())
+        let base = self.storage.as_mut_ptr();
+        self.first
+            .iter()
+            // SAFETY: each `first` index is within `storage` (`new`).
+            .map(|&at| unsafe { base.add(at) }.cast())
             .collect()
     }
 }
@@ -565,7 +597,7 @@ impl Gpu {
                 )));
             }
             for (i, (arg, &(_, size))) in args.iter().zip(params).enumerate() {
-                let given = arg.to_bytes().len();
+                let given = arg.byte_len();
                 if given != size {
                     return Err(invalid(format!(
                         "argument {i} ({arg:?}) is {given} bytes, the parameter is {size}"
@@ -625,7 +657,11 @@ impl Gpu {
             }),
         };
         if let Ok(mut last) = self.last_kernel.lock() {
-            *last = Some(name.to_string());
+            // Named again only when it changes: no allocation for a
+            // kernel launched in a loop.
+            if last.as_deref() != Some(name) {
+                *last = Some(name.to_string());
+            }
         }
         result
     }
@@ -904,10 +940,13 @@ mod tests {
             KernelArg::Ptr(0x1122_3344_5566_7788),
             KernelArg::F32(1.5),
             KernelArg::Bytes(vec![7; 128]),
+            KernelArg::U16(0xbeef),
         ];
         let mut packed = PackedArgs::new(&args);
         let ptrs = packed.pointers();
-        assert_eq!(ptrs.len(), 4);
+        assert_eq!(ptrs.len(), 5);
+        // The 128-byte map takes two chunks; the next argument follows.
+        assert_eq!(ptrs[4] as usize - ptrs[3] as usize, 128);
         for p in &ptrs {
             assert_eq!(*p as usize % 64, 0);
         }
@@ -919,6 +958,10 @@ mod tests {
         assert_eq!(read(1, 8), 0x1122_3344_5566_7788u64.to_ne_bytes());
         assert_eq!(read(2, 4), 1.5f32.to_ne_bytes());
         assert_eq!(read(3, 128), vec![7u8; 128]);
+        assert_eq!(read(4, 2), 0xbeefu16.to_ne_bytes());
+        for a in &args {
+            assert_eq!(a.to_bytes().len(), a.byte_len());
+        }
     }
 
     #[test]

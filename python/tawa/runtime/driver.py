@@ -49,13 +49,23 @@ class CudaDriver:
         self.utils = _Utils()
         self._target = {}
         self._raw_stream = None
+        self._get_device = None
 
     def is_active(self):
         from . import _ext
         return _ext().gpu_available()
 
     def get_current_device(self):
-        return _torch().cuda.current_device()
+        # Asked at every launch: after the first call (which initializes
+        # CUDA in PyTorch, as `torch.cuda.current_device()` does), the
+        # binding that call ends in, without the Python around it.
+        get = self._get_device
+        if get is None:
+            torch = _torch()
+            device = torch.cuda.current_device()
+            self._get_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
+            return device
+        return get()
 
     def set_current_device(self, device):
         _torch().cuda.set_device(device)
