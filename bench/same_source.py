@@ -27,8 +27,8 @@ reads, beside the kernel file unless `--cases-file` names one; without
 - tawa, Triton and cuBLAS (torch.matmul doing the reference's matrix
   products, results in the operands' dtype, as `tawa-rs bench`'s
   baseline) are timed interleaved, call by call, with CUDA events: warm-up,
-  then `--iters` rounds, the order rotated each round so that none always
-  follows the same neighbour, the L2 flushed before each call and the
+  then `--iters` rounds, in orders such that each follows each other
+  equally often (`call_orders`), the L2 flushed before each call and the
   host's launch cost kept out of the figure (`time_interleaved`); the
   figure is the median. Same process, same inputs, same clocks: the
   ratios can be divided. Except that back to back the large GEMMs run at
@@ -429,10 +429,28 @@ def compare(torch, plan, tensors, expected):
     return not bad, worst, "; ".join(bad)
 
 
-def time_interleaved(fns, iters, warmup, cooldown_ms=0.0):
+def call_orders(n, rotated=False):
+    """The orders of one cycle of rounds over `n` functions, such that,
+    calls following each other across rounds too, each function follows
+    each other equally often in a cycle. Back to back, the call before
+    sets the clocks a call starts at: plain rotation ([0, 1, 2], [1, 2,
+    0], [2, 0, 1]) has 0 follow 2 in two transitions of three and 1 only
+    in one. For a prime `n`, round d steps by d (0, d, 2d, ... mod n):
+    each round is a cycle of step d, and its last call steps by d to the
+    next round's first, so the n - 1 rounds take every ordered pair of
+    distinct functions once. Other counts, and `rotated` (the order of
+    the runs logged before 2026-11-29's twentieth session, kept to
+    compare with them: `--call-order rotated`), rotate."""
+    if not rotated and n > 1 and all(n % p for p in range(2, int(n ** 0.5) + 1)):
+        return [[(d * j) % n for j in range(n)] for d in range(1, n)]
+    return [[(r + j) % n for j in range(n)] for r in range(max(n, 1))]
+
+
+def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False):
     """Median milliseconds of each of `fns`, timed call by call with CUDA
-    events, interleaved; each round starts one later in the list, so that
-    each function follows each other equally often. Before each timed call
+    events, interleaved in the orders of `call_orders`, round after round,
+    so that each function follows each other equally often (exactly, for
+    `iters` a multiple of the cycle: two rounds for three functions). Before each timed call
     the GPU clears a buffer larger than the L2 (as Triton's `do_bench`
     does: no call finds its operands left in L2 by the one before) and then
     sleeps, so that the host's launch cost, paid while it sleeps, is not in
@@ -457,10 +475,9 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0):
             f()
     torch.cuda.synchronize()
     times = [[] for _ in fns]
-    n = len(fns)
+    orders = call_orders(len(fns), rotated)
     for r in range(iters):
-        for j in range(n):
-            i = (r + j) % n
+        for i in orders[r % len(orders)]:
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             if cooldown_ms > 0:
@@ -675,7 +692,8 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
     names = list(launches)
     if names:
         try:
-            ms = time_interleaved([launches[n] for n in names], opts.iters, opts.warmup, opts.cooldown_ms)
+            ms = time_interleaved([launches[n] for n in names], opts.iters, opts.warmup, opts.cooldown_ms,
+                                  opts.call_order == "rotated")
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             for n in names:
@@ -787,7 +805,7 @@ def run(opts):
             traceback.print_exc()
             row = {"case": case["name"], "error": _err(e)}
         row = dict(label=label, example=opts.example, kernel=spec["kernel"], iters=opts.iters,
-                   cooldown_ms=opts.cooldown_ms, **row, **env)
+                   cooldown_ms=opts.cooldown_ms, call_order=opts.call_order, **row, **env)
         failed |= bool(row.get("error")) or any(
             "error" in row.get(s, {}) for s in opts.sides if isinstance(row.get(s), dict))
         print(summary_line(row) if "error" not in row else f"{label}/{row['case']}: FAILED ({row['error']})",
@@ -933,6 +951,9 @@ def main(argv=None):
     p.add_argument("--cooldown-ms", type=float, default=0.0, help="leave the GPU idle this long "
                    "before each timed call (default 0: back to back), so that no side runs at the "
                    "clocks another's power draw left")
+    p.add_argument("--call-order", choices=["balanced", "rotated"], default="balanced",
+                   help="the sides' order round by round: each follows each other equally often "
+                        "(default), or each round rotated by one (as before; see `call_orders`)")
     p.add_argument("--sides", default="tawa,triton,cublas", help="which of tawa, triton, cublas to run")
     p.add_argument("--label", help="the example's name in the table (default: the file's stem)")
     p.add_argument("--json", help="append one JSON object per case to this file")

@@ -10,6 +10,7 @@ Set TAWA_UPSTREAM_DIR to also check tutorial 03's unmodified source.
 """
 
 import ast
+import collections
 import glob
 import json
 import os
@@ -318,6 +319,19 @@ class Report(unittest.TestCase):
         self.assertEqual(calls.count("b"), 9)
         self.assertEqual([x["j"] for x in out], [2.5, 5.0])  # 10 J over 4 (2) calls
         self.assertEqual(sorted(out[0]), ["j", "ms", "w"])
+
+    def test_each_side_follows_each_other_equally_often(self):
+        # Calls follow each other across rounds too: count the transitions
+        # of a cycle of rounds, the last call's to the first's included.
+        for n in (2, 3, 5):
+            orders = ss.call_orders(n)
+            self.assertTrue(all(sorted(o) == list(range(n)) for o in orders), orders)
+            calls = [i for o in orders for i in o]
+            pairs = collections.Counter(zip(calls, calls[1:] + calls[:1]))
+            self.assertEqual(set(pairs), {(a, b) for a in range(n) for b in range(n) if a != b})
+            self.assertEqual(set(pairs.values()), {1}, (n, orders))
+        self.assertEqual(ss.call_orders(3), [[0, 1, 2], [0, 2, 1]])
+        self.assertEqual(ss.call_orders(1), [[0]])
 
     def test_speed_ratio(self):
         self.assertEqual(ss.speed_ratio(1.0, 2.0), 2.0)
