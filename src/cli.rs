@@ -380,6 +380,16 @@ pub struct PipelineFlags {
     /// says which loops were split.
     #[arg(long)]
     pub no_copy_split: bool,
+
+    /// Programmatic dependent launch: the kernel waits at entry
+    /// (`griddepcontrol.wait`) for the kernel before it on the stream to
+    /// finish, lets the one after it start once its own blocks have all
+    /// started, and is launched with CUDA's programmatic stream
+    /// serialization. Called back to back, a kernel's launch and its
+    /// blocks' start then overlap the previous call's last blocks, which
+    /// a short kernel called in a loop feels. Off by default.
+    #[arg(long)]
+    pub pdl: bool,
 }
 
 impl PipelineFlags {
@@ -410,6 +420,7 @@ impl PipelineFlags {
             epilogue_overlap: self.epilogue_overlap,
             mixed_copies: self.mixed_copies,
             copy_split: !self.no_copy_split,
+            programmatic_launch: self.pdl,
         }
     }
 }
@@ -686,7 +697,7 @@ mod tests {
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
              --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1 \
-             --small-store-bytes 0",
+             --small-store-bytes 0 --pdl",
         )
         .unwrap();
         assert_eq!(
@@ -713,6 +724,7 @@ mod tests {
                 epilogue_overlap: false,
                 mixed_copies: false,
                 copy_split: true,
+                programmatic_launch: true,
             }
         );
         // The same flags on the command line give the same options.

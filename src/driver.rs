@@ -1355,7 +1355,10 @@ pub fn compile_to_cuda(
     let mut specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
-    let opts = codegen_options(path, tma_store)?;
+    let opts = CodegenOptions {
+        programmatic_launch: ws.is_some_and(|o| o.programmatic_launch),
+        ..codegen_options(path, tma_store)?
+    };
     let kernel = match tawa_backend::generate_cuda(&specialized.func, &opts) {
         // The pipeliner cannot see every barrier the backend writes (an
         // operand staged through shared memory): where one falls inside a

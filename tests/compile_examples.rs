@@ -630,6 +630,74 @@ fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: 
     }
 }
 
+/// Programmatic dependent launch (`--pdl`): the warp-specialized GEMMs
+/// of the swap-AB decode, the batched GEMM and matmul, and the plain
+/// vector add, wait for the kernel before them first thing
+/// (`griddepcontrol.wait`, before any other PTX instruction of the
+/// kernel's body but the tensor maps' prefetch from the parameters), then
+/// let the next one start, and their launch contract asks for the
+/// launch attribute; without the flag neither is there.
+#[test]
+#[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
+fn pdl_kernels_wait_for_the_kernel_before_them_first() {
+    require_tools();
+    let pdl = PipelineOptions {
+        programmatic_launch: true,
+        ..PipelineOptions::default()
+    };
+    let mut failures = Vec::new();
+    for (example, name) in [
+        ("matmul_swap_ab", "decode_16x8192x8192"),
+        ("batched_matmul", "attention_scores_32x512"),
+        ("matmul", "ragged_100"),
+        ("vector_add", "ragged_1000"),
+    ] {
+        let ex = triton_examples::load(example).expect("example loads");
+        let case = ex.spec.case(name).expect("the case exists");
+        let what = format!("{example}/{name}");
+        let Some(with) = compiled_or_noted(&ex, case, &pdl, &what, &mut failures) else {
+            continue;
+        };
+        let ptx = &with.compiled.ptx;
+        let body = &ptx[ptx.find(".entry").expect("an entry")..];
+        let body = &body[body.find('{').expect("a body")..];
+        // The first memory or synchronizing instruction of the body.
+        let first = body
+            .lines()
+            .map(str::trim)
+            .find(|l| {
+                [
+                    "ld.global",
+                    "st.global",
+                    "cp.async",
+                    "mbarrier",
+                    "griddepcontrol",
+                    "bar.",
+                ]
+                .iter()
+                .any(|i| l.starts_with(i))
+            })
+            .unwrap_or_default();
+        if !first.starts_with("griddepcontrol.wait")
+            || !body.contains("griddepcontrol.launch_dependents")
+            || !with.kernel.programmatic_launch
+        {
+            failures.push(format!(
+                "{what}: first `{first}`, launch_dependents {}, contract {}",
+                body.contains("griddepcontrol.launch_dependents"),
+                with.kernel.programmatic_launch
+            ));
+        }
+        let plain = compiled_or_noted(&ex, case, &PipelineOptions::default(), &what, &mut failures);
+        if let Some(plain) = plain {
+            if plain.compiled.ptx.contains("griddepcontrol") || plain.kernel.programmatic_launch {
+                failures.push(format!("{what}: programmatic without --pdl"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Tile ping-pong (`--tile-pingpong`): matmul's 64x64 tiles on 4 warps
 /// and 128x128 tiles on 4 and 8 warps (ragged and 8192^3) come out with two consumer
 /// warpgroups of 232 registers taking turns (named barriers), and ptxas

@@ -99,6 +99,11 @@ pub struct KernelSource {
     /// outside it ([`Self::chosen_for`]). `None`: chosen for every launch.
     #[serde(default)]
     pub launch_guard: Option<tawa_ir::host_expr::LaunchGuard>,
+    /// Launch as a programmatic dependent of the kernel before it on the
+    /// stream (`LaunchConfig::programmatic`): the kernel was generated
+    /// with `griddepcontrol.wait` first (`CodegenOptions::programmatic_launch`).
+    #[serde(default)]
+    pub programmatic_launch: bool,
 }
 
 /// The launch contract of a kernel that walks its tiles itself
@@ -388,6 +393,17 @@ pub struct CodegenOptions {
     /// continues, so one fetch brings in both steps' rows. On by default;
     /// `TAWA_DISABLE=wide-l2-promotion` turns it off.
     pub wide_l2_promotion: bool,
+    /// Programmatic dependent launch (`--pdl`): the kernel starts with
+    /// `griddepcontrol.wait` (nothing of it touches global memory before
+    /// the kernel before it on the stream has finished and its writes are
+    /// visible) and then `griddepcontrol.launch_dependents` (the kernel
+    /// after it may be scheduled as soon as every block of this one has
+    /// started), and [`KernelSource::programmatic_launch`] has the
+    /// launcher ask for it. Back to back, the next kernel's launch and
+    /// its blocks' start then overlap this one's last blocks. Off by
+    /// default: without the launch attribute both instructions do
+    /// nothing.
+    pub programmatic_launch: bool,
 }
 
 impl Default for CodegenOptions {
@@ -398,6 +414,7 @@ impl Default for CodegenOptions {
             coalesce_loads: true,
             tma_store: true,
             wide_l2_promotion: true,
+            programmatic_launch: false,
         }
     }
 }
@@ -499,6 +516,7 @@ pub fn generate_cuda(func: &Function, opts: &CodegenOptions) -> Result<KernelSou
         occupancy: func.attrs.occupancy.max(1),
         own_walk,
         launch_guard: None,
+        programmatic_launch: opts.programmatic_launch,
     })
 }
 
@@ -580,6 +598,7 @@ fn emit(func: &Function, opts: &CodegenOptions) -> Result<crate::emit_cuda::Emit
         opts.mn_major_operands,
         opts.tma_store,
         if opts.wide_l2_promotion { 256 } else { 128 },
+        opts.programmatic_launch,
     )
 }
 
@@ -754,6 +773,7 @@ mod wave_tests {
             occupancy: 1,
             own_walk: None,
             launch_guard: None,
+            programmatic_launch: false,
         }
     }
 

@@ -560,6 +560,7 @@ pub fn emit(
     mn_major_operands: bool,
     tma_store: bool,
     load_l2_promotion: u32,
+    programmatic_launch: bool,
 ) -> Res<Emitted> {
     let mut e = Emitter {
         func,
@@ -810,6 +811,17 @@ pub fn emit(
             .unwrap();
         }
         cuda.push_str("  }\n");
+    }
+    if programmatic_launch {
+        // Launched as a programmatic dependent (`--pdl`): this grid may
+        // start while the kernel before it on the stream still runs, so
+        // nothing below may touch global memory before that one has
+        // finished and its writes are visible. The tensor maps above are
+        // parameters, not global memory. Then let the next kernel be
+        // scheduled as soon as every block of this one has started: it
+        // waits the same way.
+        cuda.push_str("  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n");
+        cuda.push_str("  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n");
     }
     cuda.push_str(&e.out);
     cuda.push_str("}\n");

@@ -196,7 +196,9 @@ pub struct PipelineOptions {
     /// Store each tile of a persistent GEMM after the next tile's first
     /// WGMMA group has issued ([`epilogue_overlap`], `--epilogue-overlap`).
     /// Off by default: on the H100 it measured level at 8192^3 and 2%
-    /// slower at K = 1024 (`bench/RESULTS.md`).
+    /// slower at K = 1024; on the H200, correct on all 25 cases it changes
+    /// but within a round's noise both ways, and below it on the dual
+    /// GEMMs and the linear layer (`bench/RESULTS.md`).
     pub epilogue_overlap: bool,
     /// Copy one operand of a GEMM's `dot` with the producer's threads
     /// (`cp.async`) beside TMA's copies of the other
@@ -213,6 +215,12 @@ pub struct PipelineOptions {
     /// (`tawa_partitioner::copy_split`; run by the driver after the
     /// pipeliner). On by default; `--no-copy-split` keeps one masked loop.
     pub copy_split: bool,
+    /// Launch the kernel as a programmatic dependent of the one before it
+    /// on the stream (`--pdl`; the backend's
+    /// `CodegenOptions::programmatic_launch`): no pass here reads it, but
+    /// the pipeline flags are where a launch's options are given. Off by
+    /// default.
+    pub programmatic_launch: bool,
 }
 
 impl Default for PipelineOptions {
@@ -239,6 +247,7 @@ impl Default for PipelineOptions {
             epilogue_overlap: false,
             mixed_copies: false,
             copy_split: true,
+            programmatic_launch: false,
         }
     }
 }

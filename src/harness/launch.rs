@@ -54,6 +54,7 @@ pub fn launch_config(
         block: [kernel.num_threads, 1, 1],
         dyn_smem: kernel.dyn_smem_bytes,
         cluster: kernel.launch_cluster(grid, resident),
+        programmatic: kernel.programmatic_launch,
     }
 }
 

@@ -239,13 +239,20 @@ impl Kernel {
 
 /// Launch geometry. `cluster` launches with thread-block clusters
 /// (`cuLaunchKernelEx` + `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`); the grid
-/// must then be a multiple of it.
+/// must then be a multiple of it. `programmatic` launches as a
+/// programmatic dependent of the kernel before it on the stream
+/// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`): the kernel
+/// may start once every block of that one has issued
+/// `griddepcontrol.launch_dependents` (or exited), so it must run
+/// `griddepcontrol.wait` before it touches memory (what
+/// `CodegenOptions::programmatic_launch` emits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dyn_smem: u32,
     pub cluster: Option<[u32; 3]>,
+    pub programmatic: bool,
 }
 
 /// The launch attribute asking for thread-block clusters of `cluster`.
@@ -256,6 +263,16 @@ fn cluster_attribute(cluster: [u32; 3]) -> CUlaunchAttribute {
     attr.value.clusterDim.x = cluster[0];
     attr.value.clusterDim.y = cluster[1];
     attr.value.clusterDim.z = cluster[2];
+    attr
+}
+
+/// The launch attribute letting the kernel start before the one before
+/// it on the stream has finished ([`LaunchConfig::programmatic`]).
+fn programmatic_attribute() -> CUlaunchAttribute {
+    // SAFETY: all-zero is a valid bit pattern for this C union.
+    let mut attr: CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
     attr
 }
 
@@ -527,6 +544,7 @@ impl Gpu {
                 block,
                 dyn_smem,
                 cluster: None,
+                programmatic: false,
             },
             args,
         )
@@ -612,8 +630,8 @@ impl Gpu {
 
         let mut packed = PackedArgs::new(args);
         let mut pointers = packed.pointers();
-        let result = match cfg.cluster {
-            None => {
+        let result = match (cfg.cluster, cfg.programmatic) {
+            (None, false) => {
                 // SAFETY: `pointers` has one pointer per kernel parameter
                 // (checked above when the driver reports parameters), each
                 // to a value of the parameter's size, alive for the call.
@@ -629,8 +647,12 @@ impl Gpu {
                 }
                 .map_err(|e| drv("cuLaunchKernel", Some(name), e))
             }
-            Some(cluster) => guarded("cuLaunchKernelEx", || {
-                let mut attr = cluster_attribute(cluster);
+            (cluster, programmatic) => guarded("cuLaunchKernelEx", || {
+                let mut attrs: Vec<CUlaunchAttribute> = cluster
+                    .map(cluster_attribute)
+                    .into_iter()
+                    .chain(programmatic.then(programmatic_attribute))
+                    .collect();
                 let config = CUlaunchConfig {
                     gridDimX: cfg.grid[0],
                     gridDimY: cfg.grid[1],
@@ -640,10 +662,10 @@ impl Gpu {
                     blockDimZ: cfg.block[2],
                     sharedMemBytes: cfg.dyn_smem,
                     hStream: stream,
-                    attrs: &mut attr,
-                    numAttrs: 1,
+                    attrs: attrs.as_mut_ptr(),
+                    numAttrs: attrs.len() as u32,
                 };
-                // SAFETY: as for cuLaunchKernel; `attr` outlives the call.
+                // SAFETY: as for cuLaunchKernel; `attrs` outlives the call.
                 unsafe {
                     sys::cuLaunchKernelEx(
                         &config,
