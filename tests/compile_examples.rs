@@ -620,6 +620,25 @@ fn compiled_or_noted(
         .ok()
 }
 
+/// Each `(example, case)` of `cases` compiled with `opts`, given to `check`
+/// with its `example/case` name; a case that does not compile is a noted
+/// failure.
+fn for_each_compiled(
+    cases: &[(&str, &str)],
+    opts: &PipelineOptions,
+    failures: &mut Vec<String>,
+    mut check: impl FnMut(&Example, &Case, &str, tawa_rs::harness::CompiledCase, &mut Vec<String>),
+) {
+    for &(example, name) in cases {
+        let ex = triton_examples::load(example).expect("example loads");
+        let case = ex.spec.case(name).expect("the case exists");
+        let what = format!("{example}/{name}");
+        if let Some(compiled) = compiled_or_noted(&ex, case, opts, &what, failures) {
+            check(&ex, case, &what, compiled, failures);
+        }
+    }
+}
+
 /// Notes the spills ptxas reports for the kernel of `compiled`.
 fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: &mut Vec<String>) {
     let report = ptxas_info(&compiled.compiled.ptx).expect("ptxas runs");
@@ -646,55 +665,56 @@ fn pdl_kernels_wait_for_the_kernel_before_them_first() {
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();
-    for (example, name) in [
+    let cases = [
         ("matmul_swap_ab", "decode_16x8192x8192"),
         ("batched_matmul", "attention_scores_32x512"),
         ("matmul", "ragged_100"),
         ("vector_add", "ragged_1000"),
-    ] {
-        let ex = triton_examples::load(example).expect("example loads");
-        let case = ex.spec.case(name).expect("the case exists");
-        let what = format!("{example}/{name}");
-        let Some(with) = compiled_or_noted(&ex, case, &pdl, &what, &mut failures) else {
-            continue;
-        };
-        let ptx = &with.compiled.ptx;
-        let body = &ptx[ptx.find(".entry").expect("an entry")..];
-        let body = &body[body.find('{').expect("a body")..];
-        // The first memory or synchronizing instruction of the body.
-        let first = body
-            .lines()
-            .map(str::trim)
-            .find(|l| {
-                [
-                    "ld.global",
-                    "st.global",
-                    "cp.async",
-                    "mbarrier",
-                    "griddepcontrol",
-                    "bar.",
-                ]
-                .iter()
-                .any(|i| l.starts_with(i))
-            })
-            .unwrap_or_default();
-        if !first.starts_with("griddepcontrol.wait")
-            || !body.contains("griddepcontrol.launch_dependents")
-            || !with.kernel.programmatic_launch
-        {
-            failures.push(format!(
-                "{what}: first `{first}`, launch_dependents {}, contract {}",
-                body.contains("griddepcontrol.launch_dependents"),
-                with.kernel.programmatic_launch
-            ));
-        }
-        let plain = compiled_or_noted(&ex, case, &PipelineOptions::default(), &what, &mut failures);
-        if let Some(plain) = plain {
-            if plain.compiled.ptx.contains("griddepcontrol") || plain.kernel.programmatic_launch {
-                failures.push(format!("{what}: programmatic without --pdl"));
+    ];
+    for_each_compiled(
+        &cases,
+        &pdl,
+        &mut failures,
+        |ex, case, what, with, failures| {
+            let ptx = &with.compiled.ptx;
+            let body = &ptx[ptx.find(".entry").expect("an entry")..];
+            let body = &body[body.find('{').expect("a body")..];
+            // The first memory or synchronizing instruction of the body.
+            let first = body
+                .lines()
+                .map(str::trim)
+                .find(|l| {
+                    [
+                        "ld.global",
+                        "st.global",
+                        "cp.async",
+                        "mbarrier",
+                        "griddepcontrol",
+                        "bar.",
+                    ]
+                    .iter()
+                    .any(|i| l.starts_with(i))
+                })
+                .unwrap_or_default();
+            if !first.starts_with("griddepcontrol.wait")
+                || !body.contains("griddepcontrol.launch_dependents")
+                || !with.kernel.programmatic_launch
+            {
+                failures.push(format!(
+                    "{what}: first `{first}`, launch_dependents {}, contract {}",
+                    body.contains("griddepcontrol.launch_dependents"),
+                    with.kernel.programmatic_launch
+                ));
             }
-        }
-    }
+            let plain = compiled_or_noted(ex, case, &PipelineOptions::default(), what, failures);
+            if let Some(plain) = plain {
+                if plain.compiled.ptx.contains("griddepcontrol") || plain.kernel.programmatic_launch
+                {
+                    failures.push(format!("{what}: programmatic without --pdl"));
+                }
+            }
+        },
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -758,59 +778,60 @@ fn ws_cluster_split_k_compiles_without_spills() {
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();
-    for (example, name) in [
+    let cases = [
         ("matmul_swap_ab", "decode_16x8192x8192"),
         ("matmul", "tiles_128x128_ragged"),
         ("matmul", "square_8192"),
         ("glu_dual_gemm_unmasked", "blocks_64x128x160"),
-    ] {
-        let ex = triton_examples::load(example).expect("example loads");
-        let case = ex.spec.case(name).expect("the case exists");
-        let what = format!("{example}/{name}");
-        let Some(compiled) = compiled_or_noted(&ex, case, &opts, &what, &mut failures) else {
-            continue;
-        };
-        let (k, ptx) = (&compiled.kernel, &compiled.compiled.ptx);
-        let got = (
-            k.cluster_split_k,
-            k.cluster,
-            ptx.contains("st.shared::cluster.f32"),
-            ptx.contains("mbarrier.try_wait.parity.acquire.cluster"),
-            ptx.contains("%cluster_nctarank"),
-        );
-        if got != (true, None, true, true, true) {
-            failures.push(format!(
-                "{what}: (split-capable, static cluster, remote stores, cluster-scope waits, \
-                 cluster size read) {got:?}"
-            ));
-        }
-        note_spills(&compiled, &what, &mut failures);
-        for (tiles, resident, grid, cluster) in [
-            (64, 132, 128, Some([2, 1, 1])),
-            (66, 132, 132, Some([2, 1, 1])),
-            (67, 132, 67, None),
-            // 16 waves of 128 programs, as few as walk them in 16.
-            (2048, 132, 128, None),
-            (2049, 132, 129, None),
-        ] {
-            let asked = [tiles, 1, 1];
+    ];
+    for_each_compiled(
+        &cases,
+        &opts,
+        &mut failures,
+        |ex, case, what, compiled, failures| {
+            let (k, ptx) = (&compiled.kernel, &compiled.compiled.ptx);
             let got = (
-                k.launch_grid(asked, resident),
-                k.launch_cluster(asked, resident),
+                k.cluster_split_k,
+                k.cluster,
+                ptx.contains("st.shared::cluster.f32"),
+                ptx.contains("mbarrier.try_wait.parity.acquire.cluster"),
+                ptx.contains("%cluster_nctarank"),
             );
-            // The 2-D grids (swap-AB's) walk x * y tiles: one row of y.
-            if got != ([grid, 1, 1], cluster) {
+            if got != (true, None, true, true, true) {
                 failures.push(format!(
-                    "{what}: {tiles} tiles on {resident} resident programs: {got:?}, expected \
-                     ({grid}, {cluster:?})"
+                    "{what}: (split-capable, static cluster, remote stores, cluster-scope waits, \
+                 cluster size read) {got:?}"
                 ));
             }
-        }
-        let plain = compiled_or_noted(&ex, case, &PipelineOptions::default(), &what, &mut failures);
-        if plain.is_some_and(|p| p.kernel.cluster_split_k || p.kernel.cuda.contains("tw_xchg")) {
-            failures.push(format!("{what}: split K without --cluster-split-k"));
-        }
-    }
+            note_spills(&compiled, what, failures);
+            for (tiles, resident, grid, cluster) in [
+                (64, 132, 128, Some([2, 1, 1])),
+                (66, 132, 132, Some([2, 1, 1])),
+                (67, 132, 67, None),
+                // 16 waves of 128 programs, as few as walk them in 16.
+                (2048, 132, 128, None),
+                (2049, 132, 129, None),
+            ] {
+                let asked = [tiles, 1, 1];
+                let got = (
+                    k.launch_grid(asked, resident),
+                    k.launch_cluster(asked, resident),
+                );
+                // The 2-D grids (swap-AB's) walk x * y tiles: one row of y.
+                if got != ([grid, 1, 1], cluster) {
+                    failures.push(format!(
+                        "{what}: {tiles} tiles on {resident} resident programs: {got:?}, expected \
+                     ({grid}, {cluster:?})"
+                    ));
+                }
+            }
+            let plain = compiled_or_noted(ex, case, &PipelineOptions::default(), what, failures);
+            if plain.is_some_and(|p| p.kernel.cluster_split_k || p.kernel.cuda.contains("tw_xchg"))
+            {
+                failures.push(format!("{what}: split K without --cluster-split-k"));
+            }
+        },
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
