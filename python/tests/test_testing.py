@@ -4,6 +4,7 @@ import io
 import os
 import tempfile
 import unittest
+import unittest.mock
 from contextlib import redirect_stdout
 
 import tawa as triton
@@ -59,7 +60,10 @@ class PerfReportTest(unittest.TestCase):
             return v, v - 1, v + 1
 
         out = io.StringIO()
-        with tempfile.TemporaryDirectory() as d, redirect_stdout(out):
+        # Every x value: the table is checked row by row, whatever the
+        # caller's TAWA_BENCH_MAX_POINTS (the GPU session sets it).
+        with tempfile.TemporaryDirectory() as d, redirect_stdout(out), \
+                unittest.mock.patch.dict(os.environ, {"TAWA_BENCH_MAX_POINTS": "0"}):
             df = bench.run(print_data=True, save_path=d, return_df=True)
             with open(os.path.join(d, "demo.csv")) as f:
                 csv = f.read()
@@ -74,14 +78,14 @@ class SubsampleTest(unittest.TestCase):
 
     def test_max_points(self):
         xs = list(range(10))
-        os.environ["TAWA_BENCH_MAX_POINTS"] = "3"
-        try:
+        # The caller's value, if any, is back after the test.
+        with unittest.mock.patch.dict(os.environ):
+            os.environ["TAWA_BENCH_MAX_POINTS"] = "3"
             self.assertEqual(testing._subsample(xs), [0, 4, 9])
             os.environ["TAWA_BENCH_MAX_POINTS"] = "0"
             self.assertEqual(testing._subsample(xs), xs)
-        finally:
             del os.environ["TAWA_BENCH_MAX_POINTS"]
-        self.assertEqual(testing._subsample(xs), xs)
+            self.assertEqual(testing._subsample(xs), xs)
 
 
 class AssertCloseTest(unittest.TestCase):
