@@ -24,27 +24,16 @@ Needs a GPU, PyTorch, Triton and the `tawa` wheel.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
 import tempfile
 import time
 
+from same_source import load_kernel
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, "triton-examples", "kernels", "batched_matmul.py")
-
-
-def load(text, name, folder):
-    """The module of kernel source `text`, from a file of its own (the
-    JIT reads its functions' source from the file)."""
-    path = os.path.join(folder, f"{name}.py")
-    with open(path, "w") as f:
-        f.write(text)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def per_call(fn, calls, loops):
@@ -84,13 +73,10 @@ def measure(opts, folder):
     import torch
     from tawa.runtime.driver import driver
 
-    text = open(SOURCE).read()
-    if "import triton\n" not in text or "import triton.language as tl\n" not in text:
-        sys.exit(f"{SOURCE}: expected `import triton` and `import triton.language as tl`")
-    triton_side = load(text, "launch_cost_triton", folder).batched_matmul_kernel
-    tawa_text = (text.replace("import triton.language as tl\n", "import tawa.language as tl\n")
-                 .replace("import triton\n", "import tawa as triton\n"))
-    tawa_side = load(tawa_text, "launch_cost_tawa", folder).batched_matmul_kernel
+    # Both sides as bench/same_source.py loads them: the file's @jit
+    # functions under `import triton` and under `import tawa as triton`.
+    triton_side = load_kernel(SOURCE, "batched_matmul_kernel", False, folder)
+    tawa_side = load_kernel(SOURCE, "batched_matmul_kernel", True, folder)
     assert type(tawa_side).__module__.startswith("tawa"), type(tawa_side)
 
     a = torch.randn(B, M, K, device="cuda", dtype=torch.float16)

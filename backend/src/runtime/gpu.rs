@@ -143,15 +143,16 @@ struct PackedArgs {
 
 impl PackedArgs {
     fn new(args: &[KernelArg]) -> Self {
+        let chunks_of = |a: &KernelArg| a.byte_len().div_ceil(64).max(1);
         let mut first = Vec::with_capacity(args.len());
         let mut chunks = 0;
         for a in args {
             first.push(chunks);
-            chunks += a.byte_len().div_ceil(64).max(1);
+            chunks += chunks_of(a);
         }
         let mut storage = vec![Chunk([0; 64]); chunks];
         for (a, &at) in args.iter().zip(&first) {
-            let n = a.byte_len().div_ceil(64).max(1);
+            let n = chunks_of(a);
             // SAFETY: chunks `at..at + n` are `n * 64` initialized bytes
             // of `storage`, which `Chunk`'s `repr(C)` lays out densely.
             let bytes = unsafe {
