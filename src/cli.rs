@@ -381,15 +381,16 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_copy_split: bool,
 
-    /// Programmatic dependent launch: the kernel waits at entry
-    /// (`griddepcontrol.wait`) for the kernel before it on the stream to
-    /// finish, lets the one after it start once its own blocks have all
-    /// started, and is launched with CUDA's programmatic stream
-    /// serialization. Called back to back, a kernel's launch and its
-    /// blocks' start then overlap the previous call's last blocks, which
-    /// a short kernel called in a loop feels. Off by default.
+    /// No programmatic dependent launch. By default the kernel waits at
+    /// entry (`griddepcontrol.wait`) for the kernel before it on the
+    /// stream to finish, lets the one after it start once its own blocks
+    /// have all started, and is launched with CUDA's programmatic stream
+    /// serialization, so that called back to back a kernel's launch and
+    /// its blocks' start overlap the previous call's last blocks, which a
+    /// short kernel called in a loop feels. This flag launches it as an
+    /// ordinary kernel, without either instruction.
     #[arg(long)]
-    pub pdl: bool,
+    pub no_pdl: bool,
 }
 
 impl PipelineFlags {
@@ -420,7 +421,7 @@ impl PipelineFlags {
             epilogue_overlap: self.epilogue_overlap,
             mixed_copies: self.mixed_copies,
             copy_split: !self.no_copy_split,
-            programmatic_launch: self.pdl,
+            programmatic_launch: !self.no_pdl,
         }
     }
 }
@@ -697,7 +698,7 @@ mod tests {
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
              --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1 \
-             --small-store-bytes 0 --pdl",
+             --small-store-bytes 0 --no-pdl",
         )
         .unwrap();
         assert_eq!(
@@ -724,7 +725,7 @@ mod tests {
                 epilogue_overlap: false,
                 mixed_copies: false,
                 copy_split: true,
-                programmatic_launch: true,
+                programmatic_launch: false,
             }
         );
         // The same flags on the command line give the same options.

@@ -649,19 +649,21 @@ fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: 
     }
 }
 
-/// Programmatic dependent launch (`--pdl`): the warp-specialized GEMMs
-/// of the swap-AB decode, the batched GEMM and matmul, and the plain
+/// Programmatic dependent launch (the default): the warp-specialized
+/// GEMMs of the swap-AB decode, the batched GEMM and matmul, and the plain
 /// vector add, wait for the kernel before them first thing
 /// (`griddepcontrol.wait`, before any other PTX instruction of the
 /// kernel's body but the tensor maps' prefetch from the parameters), then
 /// let the next one start, and their launch contract asks for the
-/// launch attribute; without the flag neither is there.
+/// launch attribute; with `--no-pdl` neither is there.
 #[test]
 #[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
 fn pdl_kernels_wait_for_the_kernel_before_them_first() {
     require_tools();
-    let pdl = PipelineOptions {
-        programmatic_launch: true,
+    let pdl = PipelineOptions::default();
+    assert!(pdl.programmatic_launch, "on by default");
+    let no_pdl = PipelineOptions {
+        programmatic_launch: false,
         ..PipelineOptions::default()
     };
     let mut failures = Vec::new();
@@ -706,11 +708,11 @@ fn pdl_kernels_wait_for_the_kernel_before_them_first() {
                     with.kernel.programmatic_launch
                 ));
             }
-            let plain = compiled_or_noted(ex, case, &PipelineOptions::default(), what, failures);
+            let plain = compiled_or_noted(ex, case, &no_pdl, what, failures);
             if let Some(plain) = plain {
                 if plain.compiled.ptx.contains("griddepcontrol") || plain.kernel.programmatic_launch
                 {
-                    failures.push(format!("{what}: programmatic without --pdl"));
+                    failures.push(format!("{what}: programmatic with --no-pdl"));
                 }
             }
         },

@@ -393,16 +393,18 @@ pub struct CodegenOptions {
     /// continues, so one fetch brings in both steps' rows. On by default;
     /// `TAWA_DISABLE=wide-l2-promotion` turns it off.
     pub wide_l2_promotion: bool,
-    /// Programmatic dependent launch (`--pdl`): the kernel starts with
+    /// Programmatic dependent launch: the kernel starts with
     /// `griddepcontrol.wait` (nothing of it touches global memory before
     /// the kernel before it on the stream has finished and its writes are
     /// visible) and then `griddepcontrol.launch_dependents` (the kernel
     /// after it may be scheduled as soon as every block of this one has
     /// started), and [`KernelSource::programmatic_launch`] has the
     /// launcher ask for it. Back to back, the next kernel's launch and
-    /// its blocks' start then overlap this one's last blocks. Off by
-    /// default: without the launch attribute both instructions do
-    /// nothing.
+    /// its blocks' start then overlap this one's last blocks. Off in this
+    /// default (without the launch attribute both instructions do
+    /// nothing); the driver turns it on from
+    /// `PipelineOptions::programmatic_launch`, which is on unless
+    /// `--no-pdl`.
     pub programmatic_launch: bool,
 }
 

@@ -813,7 +813,8 @@ pub fn emit(
         cuda.push_str("  }\n");
     }
     if programmatic_launch {
-        // Launched as a programmatic dependent (`--pdl`): this grid may
+        // Launched as a programmatic dependent (the default; not with
+        // `--no-pdl`): this grid may
         // start while the kernel before it on the stream still runs, so
         // nothing below may touch global memory before that one has
         // finished and its writes are visible. The tensor maps above are

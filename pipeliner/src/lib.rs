@@ -216,10 +216,9 @@ pub struct PipelineOptions {
     /// pipeliner). On by default; `--no-copy-split` keeps one masked loop.
     pub copy_split: bool,
     /// Launch the kernel as a programmatic dependent of the one before it
-    /// on the stream (`--pdl`; the backend's
-    /// `CodegenOptions::programmatic_launch`): no pass here reads it, but
-    /// the pipeline flags are where a launch's options are given. Off by
-    /// default.
+    /// on the stream (the backend's `CodegenOptions::programmatic_launch`):
+    /// no pass here reads it, but the pipeline flags are where a launch's
+    /// options are given. On by default; `--no-pdl` turns it off.
     pub programmatic_launch: bool,
 }
 
@@ -247,7 +246,7 @@ impl Default for PipelineOptions {
             epilogue_overlap: false,
             mixed_copies: false,
             copy_split: true,
-            programmatic_launch: false,
+            programmatic_launch: true,
         }
     }
 }

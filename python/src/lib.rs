@@ -302,6 +302,13 @@ impl Kernel {
     fn warp_specialized(&self) -> bool {
         self.warp_specialized
     }
+    /// Whether the kernel waits for the kernel before it at entry and is
+    /// launched as its programmatic dependent (the default; not with
+    /// `--no-pdl` in `TAWA_FLAGS`).
+    #[getter]
+    fn programmatic_launch(&self) -> bool {
+        self.source.programmatic_launch
+    }
     /// Whether NVRTC's cache had the cubin.
     #[getter]
     fn nvrtc_cache_hit(&self) -> bool {

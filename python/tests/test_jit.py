@@ -389,6 +389,21 @@ class PipelineFlagsTest(DriverTest):
         # Empty flags are the defaults.
         self.assertEqual(self.matmul("").asm["cuda"], default.asm["cuda"])
 
+    def test_programmatic_launch_is_the_default_and_no_pdl_turns_it_off(self):
+        default = self.matmul()
+        self.assertTrue(default.kernel.programmatic_launch)
+        self.assertIn("griddepcontrol.wait", default.asm["cuda"])
+        off = self.matmul("--no-pdl")
+        self.assertFalse(off.kernel.programmatic_launch)
+        self.assertNotIn("griddepcontrol", off.asm["cuda"])
+        self.assertTrue(self.matmul(no_ws="1").kernel.programmatic_launch)
+        # Triton's `launch_pdl=True` asks for what happens anyway.
+        M, N, K = 512, 256, 4096
+        a, b, c = FakeTensor(shape=(M, K)), FakeTensor(shape=(K, N)), FakeTensor(shape=(M, N))
+        kernels.matmul_kernel[(1,)](a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128,
+                                    BLOCK_K=64, num_warps=8, num_stages=3, launch_pdl=True)
+        self.assertEqual(len(self.driver.launches), 1)
+
     def test_no_ws_in_the_flags_is_tawa_no_ws(self):
         from_flags = self.matmul("--no-ws")
         from_env = self.matmul(no_ws="1")
