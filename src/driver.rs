@@ -1386,6 +1386,13 @@ pub fn compile_to_cuda(
     for (loc, note) in tawa_backend::layout_notes(&specialized.func, &opts) {
         specialized.schedule.note(loc, note);
     }
+    if kernel.programmatic_launch {
+        specialized.schedule.decisions.push(
+            "kernel: programmatic dependent launch: waits at entry for the kernel before it \
+             on the stream, then lets the next one start (--no-pdl: an ordinary launch)"
+                .into(),
+        );
+    }
     let kernel = tawa_backend::KernelSource {
         launch_guard: specialized.schedule.launch_guard.clone(),
         ..kernel

@@ -642,3 +642,27 @@ fn masked_producer_copies_split_their_loop() {
     assert!(!stderr.contains("producer copies split"), "{stderr}");
     assert_eq!(producer_loops(&stdout), (1, 1), "{stdout}");
 }
+
+/// Programmatic dependent launch is said where the CUDA is generated, and
+/// not with `--no-pdl`.
+#[test]
+fn explain_says_the_kernel_is_launched_as_a_programmatic_dependent() {
+    let explain = |flags: &[&str]| {
+        let mut args = vec![
+            "triton-examples/kernels/matmul.py",
+            "--case",
+            "square_4096",
+            "--emit",
+            "cuda",
+            "--explain",
+        ];
+        args.extend(flags);
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let default = explain(&[]);
+    let line = line_with(&default, "kernel: programmatic dependent launch");
+    assert!(line.contains("(--no-pdl: an ordinary launch)"), "{line}");
+    assert!(!explain(&["--no-pdl"]).contains("programmatic"));
+}
