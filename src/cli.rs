@@ -381,14 +381,20 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_copy_split: bool,
 
-    /// No programmatic dependent launch. By default the kernel waits at
+    /// Programmatic dependent launch for every kernel. The kernel waits at
     /// entry (`griddepcontrol.wait`) for the kernel before it on the
     /// stream to finish, lets the one after it start once its own blocks
     /// have all started, and is launched with CUDA's programmatic stream
     /// serialization, so that called back to back a kernel's launch and
     /// its blocks' start overlap the previous call's last blocks, which a
-    /// short kernel called in a loop feels. This flag launches it as an
-    /// ordinary kernel, without either instruction.
+    /// short kernel called in a loop feels. By default only kernels whose
+    /// programs walk the tiles (persistent ones: one wave of blocks) are
+    /// launched so; one of many waves would wait in every block.
+    #[arg(long, conflicts_with = "no_pdl")]
+    pub pdl: bool,
+
+    /// No programmatic dependent launch: every kernel is an ordinary
+    /// launch, without `griddepcontrol`.
     #[arg(long)]
     pub no_pdl: bool,
 }
@@ -421,7 +427,11 @@ impl PipelineFlags {
             epilogue_overlap: self.epilogue_overlap,
             mixed_copies: self.mixed_copies,
             copy_split: !self.no_copy_split,
-            programmatic_launch: !self.no_pdl,
+            programmatic_launch: match (self.pdl, self.no_pdl) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
         }
     }
 }
@@ -725,9 +735,14 @@ mod tests {
                 epilogue_overlap: false,
                 mixed_copies: false,
                 copy_split: true,
-                programmatic_launch: false,
+                programmatic_launch: Some(false),
             }
         );
+        assert_eq!(
+            parse_pipeline_flags("--pdl").unwrap().programmatic_launch,
+            Some(true)
+        );
+        assert!(parse_pipeline_flags("--pdl --no-pdl").is_err());
         // The same flags on the command line give the same options.
         let cli = parse(&[
             "k.py",

@@ -1355,8 +1355,24 @@ pub fn compile_to_cuda(
     let mut specialized =
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
+    // Programmatic dependent launch by default only where the programs
+    // walk the tiles: such a grid is one wave, and its blocks wait for the
+    // kernel before once each. Every block of a grid of many waves waits,
+    // and on the H200 that cost tutorial 06's causal attention (4096 blocks)
+    // half a percent while nothing of many waves gained from it.
+    let walks_tiles =
+        specialized.func.attrs.grid_param.is_some() || specialized.func.attrs.walk_step.is_some();
+    let programmatic_launch = ws.is_some_and(|o| o.programmatic_launch.unwrap_or(walks_tiles));
+    if ws.is_some_and(|o| o.programmatic_launch.is_none()) && !walks_tiles {
+        specialized.schedule.decisions.push(
+            "kernel: ordinary launch: its programs do not walk the tiles, so a large grid runs in \
+             many waves, each block of which would wait for the kernel before it (--pdl: a \
+             programmatic dependent launch anyway)"
+                .into(),
+        );
+    }
     let opts = CodegenOptions {
-        programmatic_launch: ws.is_some_and(|o| o.programmatic_launch),
+        programmatic_launch,
         ..codegen_options(path, tma_store)?
     };
     let kernel = match tawa_backend::generate_cuda(&specialized.func, &opts) {

@@ -649,36 +649,38 @@ fn note_spills(compiled: &tawa_rs::harness::CompiledCase, what: &str, failures: 
     }
 }
 
-/// Programmatic dependent launch (the default): the warp-specialized
-/// GEMMs of the swap-AB decode, the batched GEMM and matmul, and the plain
+/// Programmatic dependent launch: with `--pdl` the warp-specialized GEMMs
+/// of the swap-AB decode, the batched GEMM and matmul, and the plain
 /// vector add, wait for the kernel before them first thing
 /// (`griddepcontrol.wait`, before any other PTX instruction of the
 /// kernel's body but the tensor maps' prefetch from the parameters), then
 /// let the next one start, and their launch contract asks for the
-/// launch attribute; with `--no-pdl` neither is there.
+/// launch attribute. By default only the persistent GEMMs do (the vector
+/// add's blocks do not walk tiles); with `--no-pdl` none.
 #[test]
 #[ignore = "needs NVRTC and ptxas: `bash .ci/run` installs them and runs this"]
 fn pdl_kernels_wait_for_the_kernel_before_them_first() {
     require_tools();
-    let pdl = PipelineOptions::default();
-    assert!(pdl.programmatic_launch, "on by default");
-    let no_pdl = PipelineOptions {
-        programmatic_launch: false,
+    let with = |programmatic_launch| PipelineOptions {
+        programmatic_launch,
         ..PipelineOptions::default()
     };
+    assert_eq!(PipelineOptions::default(), with(None));
     let mut failures = Vec::new();
+    // Each case, and whether the default launches it as a dependent.
     let cases = [
-        ("matmul_swap_ab", "decode_16x8192x8192"),
-        ("batched_matmul", "attention_scores_32x512"),
-        ("matmul", "ragged_100"),
-        ("vector_add", "ragged_1000"),
+        ("matmul_swap_ab", "decode_16x8192x8192", true),
+        ("batched_matmul", "attention_scores_32x512", true),
+        ("matmul", "ragged_100", true),
+        ("vector_add", "ragged_1000", false),
     ];
+    let names: Vec<(&str, &str)> = cases.iter().map(|&(e, c, _)| (e, c)).collect();
     for_each_compiled(
-        &cases,
-        &pdl,
+        &names,
+        &with(Some(true)),
         &mut failures,
-        |ex, case, what, with, failures| {
-            let ptx = &with.compiled.ptx;
+        |ex, case, what, pdl, failures| {
+            let ptx = &pdl.compiled.ptx;
             let body = &ptx[ptx.find(".entry").expect("an entry")..];
             let body = &body[body.find('{').expect("a body")..];
             // The first memory or synchronizing instruction of the body.
@@ -700,19 +702,31 @@ fn pdl_kernels_wait_for_the_kernel_before_them_first() {
                 .unwrap_or_default();
             if !first.starts_with("griddepcontrol.wait")
                 || !body.contains("griddepcontrol.launch_dependents")
-                || !with.kernel.programmatic_launch
+                || !pdl.kernel.programmatic_launch
             {
                 failures.push(format!(
                     "{what}: first `{first}`, launch_dependents {}, contract {}",
                     body.contains("griddepcontrol.launch_dependents"),
-                    with.kernel.programmatic_launch
+                    pdl.kernel.programmatic_launch
                 ));
             }
-            let plain = compiled_or_noted(ex, case, &no_pdl, what, failures);
-            if let Some(plain) = plain {
-                if plain.compiled.ptx.contains("griddepcontrol") || plain.kernel.programmatic_launch
-                {
-                    failures.push(format!("{what}: programmatic with --no-pdl"));
+            let by_default = cases
+                .iter()
+                .any(|&(e, c, d)| d && what == format!("{e}/{c}"));
+            for (flags, expected) in [("default", by_default), ("--no-pdl", false)] {
+                let opts = with(if flags == "default" {
+                    None
+                } else {
+                    Some(false)
+                });
+                if let Some(k) = compiled_or_noted(ex, case, &opts, what, failures) {
+                    let in_ptx = k.compiled.ptx.contains("griddepcontrol");
+                    if in_ptx != expected || k.kernel.programmatic_launch != expected {
+                        failures.push(format!(
+                            "{what} ({flags}): griddepcontrol {in_ptx}, contract {}, expected {expected}",
+                            k.kernel.programmatic_launch
+                        ));
+                    }
                 }
             }
         },

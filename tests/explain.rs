@@ -643,26 +643,36 @@ fn masked_producer_copies_split_their_loop() {
     assert_eq!(producer_loops(&stdout), (1, 1), "{stdout}");
 }
 
-/// Programmatic dependent launch is said where the CUDA is generated, and
-/// not with `--no-pdl`.
+/// Whether the kernel is launched as a programmatic dependent is said
+/// where the CUDA is generated: by default for the persistent GEMM, not
+/// for the vector add (its blocks do not walk tiles) unless `--pdl`, and
+/// for neither with `--no-pdl`.
 #[test]
-fn explain_says_the_kernel_is_launched_as_a_programmatic_dependent() {
-    let explain = |flags: &[&str]| {
-        let mut args = vec![
-            "triton-examples/kernels/matmul.py",
-            "--case",
-            "square_4096",
-            "--emit",
-            "cuda",
-            "--explain",
-        ];
+fn explain_says_whether_the_kernel_is_launched_as_a_programmatic_dependent() {
+    let explain = |kernel: &str, case: &str, flags: &[&str]| {
+        let mut args = vec![kernel, "--case", case, "--emit", "cuda", "--explain"];
         args.extend(flags);
         let (code, _, stderr) = run(&args);
         assert_eq!(code, 0, "{stderr}");
         stderr
     };
-    let default = explain(&[]);
-    let line = line_with(&default, "kernel: programmatic dependent launch");
+    let matmul = |flags| explain("triton-examples/kernels/matmul.py", "square_4096", flags);
+    let vector_add = |flags| explain("triton-examples/kernels/vector_add.py", "large_2p26", flags);
+    let pdl = "kernel: programmatic dependent launch";
+    let default = matmul(&[]);
+    let line = line_with(&default, pdl);
     assert!(line.contains("(--no-pdl: an ordinary launch)"), "{line}");
-    assert!(!explain(&["--no-pdl"]).contains("programmatic"));
+    let default = vector_add(&[]);
+    assert!(!default.contains(pdl), "{default}");
+    let line = line_with(&default, "kernel: ordinary launch");
+    assert!(line.contains("do not walk the tiles"), "{line}");
+    assert!(
+        line.contains("(--pdl: a programmatic dependent launch anyway)"),
+        "{line}"
+    );
+    line_with(&vector_add(&["--pdl"]), pdl);
+    for off in [matmul(&["--no-pdl"]), vector_add(&["--no-pdl"])] {
+        assert!(!off.contains("programmatic dependent launch:"), "{off}");
+        assert!(!off.contains("ordinary launch"), "{off}");
+    }
 }

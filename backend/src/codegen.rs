@@ -402,9 +402,9 @@ pub struct CodegenOptions {
     /// launcher ask for it. Back to back, the next kernel's launch and
     /// its blocks' start then overlap this one's last blocks. Off in this
     /// default (without the launch attribute both instructions do
-    /// nothing); the driver turns it on from
-    /// `PipelineOptions::programmatic_launch`, which is on unless
-    /// `--no-pdl`.
+    /// nothing); the driver turns it on as
+    /// `PipelineOptions::programmatic_launch` says (by default for the
+    /// kernels whose programs walk the tiles).
     pub programmatic_launch: bool,
 }
 

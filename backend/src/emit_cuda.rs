@@ -813,9 +813,9 @@ pub fn emit(
         cuda.push_str("  }\n");
     }
     if programmatic_launch {
-        // Launched as a programmatic dependent (the default; not with
-        // `--no-pdl`): this grid may
-        // start while the kernel before it on the stream still runs, so
+        // Launched as a programmatic dependent (by default where the
+        // programs walk the tiles; `--pdl`): this grid may start while
+        // the kernel before it on the stream still runs, so
         // nothing below may touch global memory before that one has
         // finished and its writes are visible. The tensor maps above are
         // parameters, not global memory. Then let the next kernel be

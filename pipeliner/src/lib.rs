@@ -218,8 +218,11 @@ pub struct PipelineOptions {
     /// Launch the kernel as a programmatic dependent of the one before it
     /// on the stream (the backend's `CodegenOptions::programmatic_launch`):
     /// no pass here reads it, but the pipeline flags are where a launch's
-    /// options are given. On by default; `--no-pdl` turns it off.
-    pub programmatic_launch: bool,
+    /// options are given. `Some(true)` (`--pdl`) for every kernel,
+    /// `Some(false)` (`--no-pdl`) for none; `None`, the default, leaves it
+    /// to the driver, which launches so the kernels whose programs walk
+    /// the tiles (persistent, or walking their own), which run in one wave.
+    pub programmatic_launch: Option<bool>,
 }
 
 impl Default for PipelineOptions {
@@ -246,7 +249,7 @@ impl Default for PipelineOptions {
             epilogue_overlap: false,
             mixed_copies: false,
             copy_split: true,
-            programmatic_launch: true,
+            programmatic_launch: None,
         }
     }
 }

@@ -303,8 +303,9 @@ impl Kernel {
         self.warp_specialized
     }
     /// Whether the kernel waits for the kernel before it at entry and is
-    /// launched as its programmatic dependent (the default; not with
-    /// `--no-pdl` in `TAWA_FLAGS`).
+    /// launched as its programmatic dependent (by default where its
+    /// programs walk the tiles; `--pdl` or `--no-pdl` in `TAWA_FLAGS` for
+    /// every kernel or none).
     #[getter]
     fn programmatic_launch(&self) -> bool {
         self.source.programmatic_launch

@@ -650,11 +650,11 @@ class JITFunction(KernelInterface):
             raise unsupported(f"num_ctas={options['num_ctas']}", "thread-block clusters are not launched from Python")
         if options["launch_cooperative_grid"]:
             raise unsupported("launch_cooperative_grid=True")
-        # `launch_pdl` needs no check: a warp-specialized kernel waits for
-        # the kernel before it at entry and is launched as a programmatic
-        # dependent whatever the option says (`--no-pdl` in TAWA_FLAGS
-        # turns that off), so True asks for what happens anyway and False
-        # cannot be observed.
+        # `launch_pdl` needs no check: the compiler decides whether a
+        # kernel waits for the kernel before it at entry and is launched as
+        # a programmatic dependent (persistent kernels by default; `--pdl`
+        # or `--no-pdl` in TAWA_FLAGS for all or none), and either way the
+        # kernel sees everything the kernels before it wrote.
         if options["maxnreg"] is not None:
             raise unsupported(f"maxnreg={options['maxnreg']}", "the compiler fits registers itself (setmaxnreg)")
         if not options["enable_fp_fusion"]:

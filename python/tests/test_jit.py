@@ -389,14 +389,19 @@ class PipelineFlagsTest(DriverTest):
         # Empty flags are the defaults.
         self.assertEqual(self.matmul("").asm["cuda"], default.asm["cuda"])
 
-    def test_programmatic_launch_is_the_default_and_no_pdl_turns_it_off(self):
+    def test_programmatic_launch_for_persistent_kernels_by_default(self):
+        # The warp-specialized GEMM is persistent: launched as a
+        # programmatic dependent unless `--no-pdl`.
         default = self.matmul()
         self.assertTrue(default.kernel.programmatic_launch)
         self.assertIn("griddepcontrol.wait", default.asm["cuda"])
         off = self.matmul("--no-pdl")
         self.assertFalse(off.kernel.programmatic_launch)
         self.assertNotIn("griddepcontrol", off.asm["cuda"])
-        self.assertTrue(self.matmul(no_ws="1").kernel.programmatic_launch)
+        # Without warp specialization its blocks do not walk the tiles:
+        # an ordinary launch unless `--pdl`.
+        self.assertFalse(self.matmul(no_ws="1").kernel.programmatic_launch)
+        self.assertTrue(self.matmul("--pdl", no_ws="1").kernel.programmatic_launch)
         # Triton's `launch_pdl=True` asks for what happens anyway.
         M, N, K = 512, 256, 4096
         a, b, c = FakeTensor(shape=(M, K)), FakeTensor(shape=(K, N)), FakeTensor(shape=(M, N))
