@@ -1359,7 +1359,7 @@ pub fn compile_to_cuda(
     // walk the tiles: such a grid is one wave, and its blocks wait for the
     // kernel before once each. Every block of a grid of many waves waits,
     // and on the H200 that cost tutorial 06's causal attention (4096 blocks)
-    // half a percent while nothing of many waves gained from it.
+    // half a percent, while the kernels that gained are persistent.
     let walks_tiles =
         specialized.func.attrs.grid_param.is_some() || specialized.func.attrs.walk_step.is_some();
     let programmatic_launch = ws.is_some_and(|o| o.programmatic_launch.unwrap_or(walks_tiles));
