@@ -1356,14 +1356,18 @@ pub fn compile_to_cuda(
         pipeline_function(path, func, ws).map_err(|e| e.render(path, source, color))?;
     let tma_store = ws.is_none_or(|o| o.tma_store) && specialized.tma_store;
     // Programmatic dependent launch by default only where the programs
-    // walk the tiles: such a grid is one wave, and its blocks wait for the
-    // kernel before once each. Every block of a grid of many waves waits,
-    // and on the H200 that cost tutorial 06's causal attention (4096 blocks)
-    // half a percent, while the kernels that gained are persistent.
-    let walks_tiles =
-        specialized.func.attrs.grid_param.is_some() || specialized.func.attrs.walk_step.is_some();
-    let programmatic_launch = ws.is_some_and(|o| o.programmatic_launch.unwrap_or(walks_tiles));
-    if ws.is_some_and(|o| o.programmatic_launch.is_none()) && !walks_tiles {
+    // walk the tiles (such a grid is one wave, and its blocks wait for the
+    // kernel before once each) or the source asks for it
+    // (`tl.extra.cuda.gdc_wait`). Every block of a grid of many waves
+    // waits, and on the H200 that cost tutorial 06's causal attention
+    // (4096 blocks) half a percent, while the kernels that gained are
+    // persistent.
+    let attrs = &specialized.func.attrs;
+    let asked = attrs.programmatic_launch_asked;
+    let walks_tiles = attrs.grid_param.is_some() || attrs.walk_step.is_some();
+    let programmatic_launch =
+        ws.is_some_and(|o| o.programmatic_launch.unwrap_or(walks_tiles || asked));
+    if ws.is_some_and(|o| o.programmatic_launch.is_none()) && !walks_tiles && !asked {
         specialized.schedule.decisions.push(
             "kernel: ordinary launch: its programs do not walk the tiles, so a large grid runs in \
              many waves, each block of which would wait for the kernel before it (--pdl: a \
@@ -1403,11 +1407,16 @@ pub fn compile_to_cuda(
         specialized.schedule.note(loc, note);
     }
     if kernel.programmatic_launch {
-        specialized.schedule.decisions.push(
-            "kernel: programmatic dependent launch: waits at entry for the kernel before it \
-             on the stream, then lets the next one start (--no-pdl: an ordinary launch)"
-                .into(),
-        );
+        let why = if asked {
+            " (the source calls `tl.extra.cuda.gdc_wait` or `gdc_launch_dependents`; the wait \
+             at entry covers its own)"
+        } else {
+            ""
+        };
+        specialized.schedule.decisions.push(format!(
+            "kernel: programmatic dependent launch{why}: waits at entry for the kernel before \
+             it on the stream, then lets the next one start (--no-pdl: an ordinary launch)"
+        ));
     }
     let kernel = tawa_backend::KernelSource {
         launch_guard: specialized.schedule.launch_guard.clone(),

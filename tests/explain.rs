@@ -676,3 +676,39 @@ fn explain_says_whether_the_kernel_is_launched_as_a_programmatic_dependent() {
         assert!(!off.contains("ordinary launch"), "{off}");
     }
 }
+
+/// A kernel that calls `tl.extra.cuda.gdc_wait` (Triton's `launch_pdl`
+/// kernels) is launched as a programmatic dependent by default although
+/// its blocks do not walk tiles, and `--explain` says why; `--no-pdl`
+/// still launches it the ordinary way (the calls then do nothing, as
+/// under Triton without `launch_pdl`).
+#[test]
+fn a_kernel_calling_gdc_wait_is_a_programmatic_dependent() {
+    let compile = |flags: &[&str]| {
+        let mut args = vec![
+            "frontend/tests/lower/grid_dependency.py",
+            "--signature",
+            "*fp32:16, *fp32:16, i32, 256",
+            "--emit",
+            "cuda",
+            "--explain",
+        ];
+        args.extend(flags);
+        let (code, cuda, stderr) = run(&args);
+        assert_eq!(code, 0, "{stderr}");
+        (cuda, stderr)
+    };
+    let (cuda, stderr) = compile(&[]);
+    let line = line_with(&stderr, "kernel: programmatic dependent launch");
+    assert!(
+        line.contains("(the source calls `tl.extra.cuda.gdc_wait` or `gdc_launch_dependents`"),
+        "{line}"
+    );
+    assert!(cuda.contains("griddepcontrol.wait"), "{cuda}");
+    let (cuda, stderr) = compile(&["--no-pdl"]);
+    assert!(
+        !stderr.contains("programmatic dependent launch"),
+        "{stderr}"
+    );
+    assert!(!cuda.contains("griddepcontrol"), "{cuda}");
+}

@@ -141,6 +141,12 @@ pub struct FuncAttrs {
     /// for, or, for a grid of exactly `C` programs, starts fewer programs
     /// and passes their count: each tile is still walked once.
     pub walk_step: Option<(String, u32)>,
+    /// The source calls `tl.extra.cuda.gdc_wait` or
+    /// `gdc_launch_dependents`: it was written to be launched as a
+    /// programmatic dependent of the kernel before it. The calls leave no
+    /// op: a kernel launched so waits at its entry, before any global
+    /// memory access, which covers the source's own wait wherever it is.
+    pub programmatic_launch_asked: bool,
 }
 
 impl Default for FuncAttrs {
@@ -157,6 +163,7 @@ impl Default for FuncAttrs {
             stream_k: false,
             occupancy: 1,
             walk_step: None,
+            programmatic_launch_asked: false,
         }
     }
 }

@@ -683,6 +683,7 @@ impl<'a> Parser<'a> {
                 (None, None) => None,
                 _ => return Err(self.err("`walk_step` and `walk_asked` come together")),
             };
+            f.attrs.programmatic_launch_asked = a.take_flag(self, "programmatic_launch_asked")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

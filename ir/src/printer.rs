@@ -448,6 +448,9 @@ impl Printer<'_> {
         if let Some((p, c)) = &f.attrs.walk_step {
             let _ = write!(self.out, ", walk_step = {}, walk_asked = {c}", quote(p));
         }
+        if f.attrs.programmatic_launch_asked {
+            self.out.push_str(", programmatic_launch_asked");
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

@@ -75,3 +75,15 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     out_cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(tl.float16), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+
+
+@triton.jit
+def pdl_add_kernel(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # Written for Triton's `launch_pdl=True`: wait for the kernel before,
+    # then let the next one start.
+    offs = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n_elements
+    tl.extra.cuda.gdc_wait()
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out_ptr + offs, x + 1, mask=mask)

@@ -409,6 +409,22 @@ class PipelineFlagsTest(DriverTest):
                                     BLOCK_K=64, num_warps=8, num_stages=3, launch_pdl=True)
         self.assertEqual(len(self.driver.launches), 1)
 
+    def test_a_kernel_written_for_launch_pdl_is_launched_so(self):
+        # `tl.extra.cuda.gdc_wait` asks for it, whether or not the blocks
+        # walk tiles; `--no-pdl` launches it the ordinary way.
+        os.environ.pop("TAWA_FLAGS", None)
+        kernels.pdl_add_kernel.cache.clear()
+        x = FakeTensor()
+        k = kernels.pdl_add_kernel.warmup(x, x, 100, BLOCK_SIZE=64, grid=(2,))
+        self.assertTrue(k.kernel.programmatic_launch)
+        self.assertIn("griddepcontrol.wait", k.asm["cuda"])
+        kernels.pdl_add_kernel[(2,)](x, x, 100, BLOCK_SIZE=64, launch_pdl=True)
+        self.assertEqual(len(self.driver.launches), 1)
+        os.environ["TAWA_FLAGS"] = "--no-pdl"
+        kernels.pdl_add_kernel.cache.clear()
+        off = kernels.pdl_add_kernel.warmup(x, x, 100, BLOCK_SIZE=64, grid=(2,))
+        self.assertFalse(off.kernel.programmatic_launch)
+
     def test_no_ws_in_the_flags_is_tawa_no_ws(self):
         from_flags = self.matmul("--no-ws")
         from_env = self.matmul(no_ws="1")

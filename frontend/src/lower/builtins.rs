@@ -690,6 +690,16 @@ impl Lowerer<'_> {
                 self.emit(OpKind::Assert { message: msg }, vec![v], vec![], &span);
                 Ok(Val::Const(Const::None))
             }
+            // Grid dependency control (Triton's `launch_pdl`): the kernel
+            // asks to be launched as a programmatic dependent. The wait
+            // such a kernel gets at entry precedes every global access,
+            // so it covers this one wherever it stands, and letting the
+            // next kernel start from the entry is only earlier than here.
+            "tl.extra.cuda.gdc_wait" | "tl.extra.cuda.gdc_launch_dependents" => {
+                call.bind(&[], 0)?;
+                self.f.attrs.programmatic_launch_asked = true;
+                Ok(Val::Const(Const::None))
+            }
             "tl.debug_barrier" => {
                 call.bind(&[], 0)?;
                 self.emit(OpKind::DebugBarrier, vec![], vec![], &span);

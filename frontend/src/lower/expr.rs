@@ -288,6 +288,9 @@ impl Lowerer<'_> {
             },
             ModuleRef::ExtraCuda => match attr {
                 "libdevice" => Some(Val::Module(ModuleRef::Libdevice)),
+                "gdc_wait" | "gdc_launch_dependents" => {
+                    Some(Val::Builtin(format!("tl.extra.cuda.{attr}")))
+                }
                 _ => None,
             },
             ModuleRef::Libdevice => {

@@ -1371,6 +1371,7 @@ impl<'a> Lowerer<'a> {
             stream_k: false,
             occupancy: 1,
             walk_step: None,
+            programmatic_launch_asked: false,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(
