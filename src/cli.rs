@@ -388,8 +388,9 @@ pub struct PipelineFlags {
     /// serialization, so that called back to back a kernel's launch and
     /// its blocks' start overlap the previous call's last blocks, which a
     /// short kernel called in a loop feels. By default only kernels whose
-    /// programs walk the tiles (persistent ones: one wave of blocks) are
-    /// launched so; one of many waves would wait in every block.
+    /// programs walk the tiles (persistent ones: one wave of blocks) and
+    /// those that call `tl.extra.cuda.gdc_wait` are launched so; one of
+    /// many waves would wait in every block.
     #[arg(long, conflicts_with = "no_pdl")]
     pub pdl: bool,
 
