@@ -1367,14 +1367,6 @@ pub fn compile_to_cuda(
     let walks_tiles = attrs.grid_param.is_some() || attrs.walk_step.is_some();
     let programmatic_launch =
         ws.is_some_and(|o| o.programmatic_launch.unwrap_or(walks_tiles || asked));
-    if ws.is_some_and(|o| o.programmatic_launch.is_none()) && !walks_tiles && !asked {
-        specialized.schedule.decisions.push(
-            "kernel: ordinary launch: its programs do not walk the tiles, so a large grid runs in \
-             many waves, each block of which would wait for the kernel before it (--pdl: a \
-             programmatic dependent launch anyway)"
-                .into(),
-        );
-    }
     let opts = CodegenOptions {
         programmatic_launch,
         ..codegen_options(path, tma_store)?
@@ -1417,6 +1409,14 @@ pub fn compile_to_cuda(
             "kernel: programmatic dependent launch{why}: waits at entry for the kernel before \
              it on the stream, then lets the next one start (--no-pdl: an ordinary launch)"
         ));
+    } else if ws.is_some_and(|o| o.programmatic_launch.is_none()) {
+        // Left to the default, which found neither reason above.
+        specialized.schedule.decisions.push(
+            "kernel: ordinary launch: its programs do not walk the tiles, so a large grid runs in \
+             many waves, each block of which would wait for the kernel before it (--pdl: a \
+             programmatic dependent launch anyway)"
+                .into(),
+        );
     }
     let kernel = tawa_backend::KernelSource {
         launch_guard: specialized.schedule.launch_guard.clone(),

@@ -11,9 +11,15 @@ fn run(args: &[&str]) -> (i32, String, String) {
 /// `--explain --emit ws-ir` of `kernel`'s launch case `case` with
 /// `flags`, which must compile: its WS IR and its explanation.
 fn explain_ws_ir(kernel: &str, case: &str, flags: &[&str]) -> (String, String) {
-    let mut args = vec![kernel, "--case", case];
+    explain_emit("ws-ir", &[kernel, "--case", case], flags)
+}
+
+/// `--explain --emit EMIT` of `args` (a kernel and its case or signature)
+/// with `flags`, which must compile: the output and the explanation.
+fn explain_emit(emit: &str, args: &[&str], flags: &[&str]) -> (String, String) {
+    let mut args = args.to_vec();
     args.extend(flags);
-    args.extend(["--explain", "--emit", "ws-ir"]);
+    args.extend(["--explain", "--emit", emit]);
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     (stdout, stderr)
@@ -650,11 +656,7 @@ fn masked_producer_copies_split_their_loop() {
 #[test]
 fn explain_says_whether_the_kernel_is_launched_as_a_programmatic_dependent() {
     let explain = |kernel: &str, case: &str, flags: &[&str]| {
-        let mut args = vec![kernel, "--case", case, "--emit", "cuda", "--explain"];
-        args.extend(flags);
-        let (code, _, stderr) = run(&args);
-        assert_eq!(code, 0, "{stderr}");
-        stderr
+        explain_emit("cuda", &[kernel, "--case", case], flags).1
     };
     let matmul = |flags| explain("triton-examples/kernels/matmul.py", "square_4096", flags);
     let vector_add = |flags| explain("triton-examples/kernels/vector_add.py", "large_2p26", flags);
@@ -685,18 +687,12 @@ fn explain_says_whether_the_kernel_is_launched_as_a_programmatic_dependent() {
 #[test]
 fn a_kernel_calling_gdc_wait_is_a_programmatic_dependent() {
     let compile = |flags: &[&str]| {
-        let mut args = vec![
-            "frontend/tests/lower/grid_dependency.py",
-            "--signature",
-            "*fp32:16, *fp32:16, i32, 256",
-            "--emit",
+        let kernel = "frontend/tests/lower/grid_dependency.py";
+        explain_emit(
             "cuda",
-            "--explain",
-        ];
-        args.extend(flags);
-        let (code, cuda, stderr) = run(&args);
-        assert_eq!(code, 0, "{stderr}");
-        (cuda, stderr)
+            &[kernel, "--signature", "*fp32:16, *fp32:16, i32, 256"],
+            flags,
+        )
     };
     let (cuda, stderr) = compile(&[]);
     let line = line_with(&stderr, "kernel: programmatic dependent launch");
