@@ -36,10 +36,10 @@ defaults where it does not apply, `--explain` says which);
 and each ring slot holding one K step (`--slot-merge 1`: the baseline of
 the default's two steps a slot where a ring qualifies; the explicit
 `--mma-depth` points keep one step a slot too, `--explain` says which);
-and the smaller operand of a GEMM's dot copied by the producer's threads
-(`--mixed-copies`: `cp.async` beside TMA's copies of the other, A of the
-128x256x64 GEMMs; the defaults where no loop's one dot reads two TMA
-copies, `--explain` says which);
+and the smallest tile of a GEMM ring's slot copied by the producer's
+threads (`--mixed-copies`: `cp.async` beside TMA's copies of the others
+where its box lies inside the tensor, A of the 128x256x64 GEMMs; the
+defaults where no put has two TMA tiles, `--explain` says which);
 and the producer's masked copies in one loop (`--no-copy-split`: the
 baseline of the default's split at the first step whose mask is not
 whole; the defaults where no producer copy is masked);

@@ -356,20 +356,20 @@ pub struct PipelineFlags {
     /// 8 Mi flops of tensor-core work ahead of the one being read (the
     /// 128x256x64 GEMMs' 4 slots; the 128x128x64 GEMMs' 5, rounded up to
     /// 6 where it fits); 1 keeps one step a slot, and is the default
-    /// under --mma-depth, --slot-split, --tile-pingpong and
-    /// --tma-multicast. `--explain` says which rings merged, or why not.
+    /// under --mma-depth, --slot-split, --tile-pingpong, --tma-multicast
+    /// and --mixed-copies. `--explain` says which rings merged, or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "slot_split")]
     pub slot_merge: Option<u32>,
 
-    /// Copy one operand of a GEMM's `tl.dot` with the producer's threads
-    /// (`cp.async`, 16 bytes a thread) while TMA copies the other, so that
-    /// the SM's load units and its TMA unit share the ring's bytes,
-    /// wherever a loop's one `dot` reads two TMA copies of pointer tiles
-    /// (the smaller operand is the threads'; the ring keeps one K step a
-    /// slot). Off by default: on the H200 the 128x256x64 GEMM ran slower
-    /// with them than with TMA alone (at K = 16384, 776 against 784
-    /// TFLOP/s from an idle GPU). `--explain` says which load the threads
-    /// copy, or why none.
+    /// Copy the smallest tile of a GEMM ring's slot (A of a 128x256 GEMM)
+    /// with the producer's threads (`cp.async`, 16 bytes a thread) where
+    /// its box lies inside the tensor, and with TMA at the edges, while TMA
+    /// copies the other tiles: the SM's load units and its TMA unit share
+    /// the slot's bytes (the ring keeps one K step a slot). Off by default
+    /// for now: on the H200 matmul.py's 128x256x64 kernel ran 1.005x Triton
+    /// with it at K = 16384 against 0.98x with TMA alone, and 1.03x against
+    /// 1.01x at 8192^3, but the other kernels it would change are not yet
+    /// measured. `--explain` says which tile the threads copy, or why none.
     #[arg(long, conflicts_with_all = ["tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads"])]
     pub mixed_copies: bool,
 

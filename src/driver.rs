@@ -720,7 +720,6 @@ fn software_pipeline_with(
     let fused = SplitOptions {
         per_tile_copies: false,
         producer_copies: false,
-        mixed_copies: false,
         ..SplitOptions::of(opts)
     };
     let (mut split, stores) = match split_or_why(func, fused) {
@@ -780,9 +779,6 @@ struct SplitOptions {
     per_tile_copies: bool,
     producer_copies: bool,
     tma_loads: bool,
-    /// `mixed_copies` (`PipelineOptions::mixed_copies`), off where another
-    /// option copies otherwise; only with `producer_copies`.
-    mixed_copies: bool,
 }
 
 impl SplitOptions {
@@ -795,14 +791,6 @@ impl SplitOptions {
             per_tile_copies: opts.per_tile_copies,
             producer_copies: true,
             tma_loads: opts.tma_loads,
-            // Clusters copy shared boxes in halves, merged and split slots
-            // rebox TMA copies, `--no-tma-loads` copies by thread already.
-            mixed_copies: opts.mixed_copies
-                && !(opts.tma_multicast
-                    || opts.cluster_split_k
-                    || opts.slot_merge.is_some_and(|n| n > 1)
-                    || opts.slot_split.is_some_and(|n| n > 1)
-                    || !opts.tma_loads),
         }
     }
 }
@@ -846,24 +834,9 @@ fn split_or_why(
         per_tile_copies,
         producer_copies,
         tma_loads,
-        mixed_copies,
     } = split;
     let axis = tawa_ir::axis_info::analyze(func);
-    let mut plan = tma_plan(func, &axis, tma_loads);
-    // One operand copied by the producer's threads beside TMA: a refusal
-    // the producer copies below then take up, with the registers they
-    // need from the consumer's share.
-    let mut mixed_regs = None;
-    let mut mixed_note = None;
-    if producer_copies && mixed_copies {
-        match mix_copies(func, &plan) {
-            Ok((choice, regs)) => {
-                tawa_partitioner::mixed_copies::apply(func, &mut plan, &choice);
-                mixed_regs = Some(regs);
-            }
-            Err(why) => mixed_note = Some(format!("mainloop: no mixed copies: {why}")),
-        }
-    }
+    let plan = tma_plan(func, &axis, tma_loads);
     let mut lowered = func.clone();
     tawa_partitioner::lower_tma_loads(&mut lowered, &plan);
     check_pass("tma_lower", &lowered)?;
@@ -914,8 +887,7 @@ fn split_or_why(
     };
     let mut copy_refusal = None;
     if !copies.is_empty() {
-        opts.producer_regs =
-            copy_producer_regs(lowered.attrs.num_warps, &opts).max(mixed_regs.unwrap_or(0));
+        opts.producer_regs = copy_producer_regs(lowered.attrs.num_warps, &opts);
         let need = copy_registers(&lowered, &copies, opts.producer_warps);
         if need > opts.producer_regs {
             // The first copies (in program order) that fit its registers;
@@ -992,7 +964,6 @@ fn split_or_why(
         )));
     }
     let mut store_notes = store_notes;
-    store_notes.extend(mixed_note.map(|note| (tawa_ir::Loc::UNKNOWN, note)));
     if let Some((why, none_copied)) = copy_refusal {
         let rest = if none_copied {
             "; they stay in the consumer"
@@ -1068,49 +1039,6 @@ fn copy_producer_regs(num_warps: u32, opts: &tawa_partitioner::WsOptions) -> u32
         .step_by(8)
         .find(|&r| r % 8 == 0 && consumer_at(r) == want)
         .unwrap_or(opts.producer_regs)
-}
-
-/// The fewest registers a consumer thread keeps when mixed copies take
-/// the producer's from its share: the 128x256 cooperative GEMM they were
-/// measured on (128 accumulator registers a thread, 168 in all) ran, no
-/// slower for it, with 216 to 232.
-const MIXED_MIN_CONSUMER_REGS: u32 = 216;
-
-/// Registers a mixed copy's producer gets beyond `copy_registers`'
-/// estimate: a persistent kernel that computes its tile's addresses in the
-/// producer (`persistent_matmul`) spilled at the estimate's 56.
-const MIXED_SPARE_REGS: u32 = 8;
-
-/// The load `mixed_copies` gives the producer's threads in `func`, and
-/// the registers a producer thread needs to copy it; `Err` says why none.
-fn mix_copies(
-    func: &Function,
-    plan: &tawa_partitioner::TmaPlan,
-) -> Result<(tawa_partitioner::mixed_copies::MixedCopy, u32), String> {
-    let choice = tawa_partitioner::mixed_copies::choose(func, plan)?;
-    let defaults = tawa_partitioner::WsOptions::default();
-    let need = copy_registers(
-        func,
-        std::slice::from_ref(&choice.copy),
-        defaults.producer_warps,
-    );
-    let regs = (need + MIXED_SPARE_REGS)
-        .div_ceil(8)
-        .max(defaults.producer_regs.div_ceil(8))
-        * 8;
-    let budget = tawa_partitioner::WsOptions {
-        producer_regs: regs,
-        ..defaults
-    };
-    let (_, consumer) =
-        tawa_partitioner::partition::register_budgets(func.attrs.num_warps, &budget)?;
-    if consumer < MIXED_MIN_CONSUMER_REGS {
-        return Err(format!(
-            "the producer's threads would need about {need} registers each to copy it, leaving \
-             the consumer's {consumer}, fewer than {MIXED_MIN_CONSUMER_REGS}"
-        ));
-    }
-    Ok((choice, regs))
 }
 
 /// About how many registers the producer's threads hold to copy `copies`
@@ -1431,8 +1359,8 @@ pub fn compile_to_cuda(
 
 /// `--explain`: the TMA inference's decision for every load, one line each
 /// (`path:line:col: %a: TMA 2-D box [128, 64] f16, ...` or `...: not TMA:
-/// <reason>`): what TMA can copy; the mainloop lines after the schedule say
-/// which of those the producer's threads copy instead (`mixed_copies`).
+/// <reason>`): what TMA can copy; the schedule's lines say which of those
+/// the producer's threads copy beside TMA (`mixed_copies`).
 pub fn explain_tma(path: &str, func: &Function, tma_loads: bool) -> String {
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tma_plan(func, &axis, tma_loads);

@@ -572,43 +572,67 @@ fn the_consumer_slot_and_the_tile_walk_are_explained() {
     );
 }
 
-/// `--mixed-copies`: the smaller operand of the GEMM's dot (A, 16 KiB a
-/// step against B's 32 KiB) goes to the producer's threads, the other
-/// stays TMA, and the producer takes the registers its copies need from
-/// the consumer's share; without the flag (the default) both are TMA
-/// copies and nothing is said. A kernel whose loop has no dot of two TMA
-/// copies says why none is mixed.
+/// `--mixed-copies`: the smallest tile of the GEMM's slot (A, 16 KiB a
+/// step against B's 32 KiB) is copied by the producer's threads where its
+/// box lies inside the tensor and by TMA at the edges; both stay TMA in
+/// the TMA lines, the producer keeps its 40 registers, the ring one K
+/// step a slot. The CUDA copies A with `cp.async` from every producer
+/// thread (the full barrier counts them and thread 0's `expect_tx`),
+/// keeps A's TMA copy for the edges, and the consumer fences after its
+/// wait. Without the flag (the default) nothing of it is there. A
+/// kernel with no put of two TMA tiles says why none is mixed.
 #[test]
-fn mixed_copies_give_the_smaller_operand_to_the_producers_threads() {
+fn mixed_copies_give_the_smallest_tile_to_the_producers_threads() {
     let kernel = "triton-examples/kernels/matmul.py";
-    let (_, stderr) = explain_ws_ir(kernel, "k16384_8192", &["--mixed-copies"]);
-    let a = line_with(&stderr, "mainloop: %a: producer copy");
-    assert!(a.contains("(cp.async, 16-byte"), "{a}");
-    assert!(
-        a.contains("not TMA: mixed copies: the producer's threads copy it while TMA copies %b"),
-        "{a}"
-    );
-    assert!(
-        line_with(&stderr, "partitions:")
-            .contains("producer (4 warps, 64 registers), consumer (8 warps, 216 registers)"),
-        "{stderr}"
-    );
-    // One K step a slot: the merge takes TMA copies only.
-    assert!(!stderr.contains("2 K steps a slot"), "{stderr}");
-
-    let (_, stderr) = explain_ws_ir(kernel, "k16384_8192", &[]);
-    assert!(!stderr.contains("mixed copies"), "{stderr}");
-    assert!(!stderr.contains("producer copy"), "{stderr}");
-
-    // matmul_descriptor.py's copies are descriptor loads.
-    let (_, stderr) = explain_ws_ir(
-        "triton-examples/kernels/matmul_descriptor.py",
-        "ragged_100",
+    let (cuda, stderr) = explain_emit(
+        "cuda",
+        &[kernel, "--case", "k16384_8192"],
         &["--mixed-copies"],
     );
     assert!(
-        line_with(&stderr, "mainloop: no mixed copies:")
-            .contains("no `tl.dot` in a loop reads two TMA copies of pointer tiles"),
+        line_with(&stderr, "mixed copies:").contains(
+            "the producer's threads copy %a (cp.async, where its box lies inside the tensor; TMA \
+             at the edges) while TMA copies %b"
+        ),
+        "{stderr}"
+    );
+    assert!(line_with(&stderr, "%a: TMA 2-D box [128, 64]").contains("%a"));
+    assert!(
+        line_with(&stderr, "partitions:")
+            .contains("producer (4 warps, 40 registers), consumer (8 warps, 232 registers)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("2 K steps a slot"), "{stderr}");
+    assert!(cuda.contains("tw_cp_async16("), "{cuda}");
+    assert!(
+        cuda.contains("tw_mbar_init(tw_smem_u32 + 196608 + 8 * s, 129);"),
+        "{cuda}"
+    );
+    assert!(cuda.contains("? 32768u : 49152u);"), "{cuda}");
+    assert!(cuda.contains("tw_cp_async_arrive("), "{cuda}");
+    assert!(
+        cuda.matches("&tw_tmap0,").count() == 1,
+        "A's TMA copy, for the edges"
+    );
+    assert!(cuda.contains("fence.proxy.async.shared::cta;"), "{cuda}");
+
+    let (cuda, stderr) = explain_emit("cuda", &[kernel, "--case", "k16384_8192"], &[]);
+    assert!(!stderr.contains("mixed copies"), "{stderr}");
+    assert!(!cuda.contains("tw_cp_async16("), "{cuda}");
+
+    // matmul_descriptor.py's ragged case: B is no TMA copy there.
+    let (_, stderr) = explain_emit(
+        "cuda",
+        &[
+            "triton-examples/kernels/matmul_descriptor.py",
+            "--case",
+            "ragged_100",
+        ],
+        &["--mixed-copies"],
+    );
+    assert!(
+        line_with(&stderr, "mixed copies:")
+            .contains("not applied: no producer warpgroup puts two or more TMA tiles"),
         "{stderr}"
     );
 }

@@ -43,6 +43,16 @@
 //!   (`expect_tx` of their bytes only). Those writes go through the
 //!   generic proxy: the consumer fences (`fence.proxy.async`) after its
 //!   wait on `full`, before wgmma reads the slot.
+//! - **Mixed copies** (`FuncAttrs::mixed_copies`, the tile
+//!   `Function::thread_copied` names): every thread of the partition waits
+//!   on `empty[s]`; where the tile's box lies inside the tensor (a test
+//!   the threads all compute alike) each copies its 16-byte chunks with
+//!   `cp.async` into the slot's swizzled layout and arrives when they land,
+//!   while thread 0's `expect_tx` counts the other tiles' TMA bytes; where
+//!   it does not, thread 0 copies it with TMA too (zero fill past the
+//!   edge) and the threads arrive at once. `full` counts the partition's
+//!   threads plus thread 0's `expect_tx`; the consumer fences after its
+//!   wait, as for producer copies.
 //! - **Tensor maps built on the device.** A descriptor whose base,
 //!   extents or strides the producer computes (loaded from a pointer
 //!   array) has no map the host can encode: the host encodes a template
@@ -368,6 +378,11 @@ fn ring_producers(func: &Function, ring: Value) -> (u32, bool) {
                         Some(OpKind::Load { .. }) => threads = p.num_warps * WARP_SIZE,
                         _ => tma = true,
                     }
+                }
+                // Mixed copies: the threads copy one TMA tile (and arrive
+                // even where TMA copies it instead).
+                if func.thread_copied(o).is_some() {
+                    threads = p.num_warps * WARP_SIZE;
                 }
             });
         }
@@ -711,6 +726,8 @@ impl Emitter<'_> {
         let mut bytes: u32 = 0;
         let mut copies = Vec::new();
         let mut thread_copies = Vec::new();
+        let mixed = f.thread_copied(op);
+        let mut mixed_put = None;
         for (j, &v) in f.put_values(op).iter().enumerate() {
             let load = f.def_op(v).ok_or_else(|| {
                 unsupported(data.loc, "internal: an aref.put of a tile no op defines")
@@ -726,10 +743,14 @@ impl Emitter<'_> {
                 ));
             }
             let (off, smem, b) = ring.buffers[j];
-            bytes += b;
             let dst = format!("{} + {s} * {} + {off}", ring.base, ring.slot_bytes);
             let bar = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
             let whole = self.tma_copies(load, smem, &dst, &bar, (&ring, &iteration))?;
+            if mixed == Some(j) {
+                mixed_put = Some((load, smem, dst, b, whole));
+                continue;
+            }
+            bytes += b;
             match f.put_multicast(op).map(|p| p[j]) {
                 Some(pred) => {
                     // Both CTAs' producers agree on the predicate: each
@@ -748,6 +769,15 @@ impl Emitter<'_> {
                 }
                 None => copies.extend(whole),
             }
+        }
+        if let Some((load, smem, dst, tile_bytes, tma)) = mixed_put {
+            return self.mixed_put(
+                &ring,
+                (&s, &k),
+                (load, smem, &dst, tile_bytes, tma),
+                (bytes, copies),
+                data.loc,
+            );
         }
         if !copies.is_empty() {
             self.line("if (tid == 0) {");
@@ -772,6 +802,124 @@ impl Emitter<'_> {
         }
         if !thread_copies.is_empty() {
             self.copy_chunks(&ring, &s, &k, &thread_copies, data.loc)?;
+        }
+        Ok(())
+    }
+
+    /// A put under mixed copies ([`tawa_ir::FuncAttrs::mixed_copies`]):
+    /// the tile `mixed` (its `desc_load` op, layout, slot address, bytes
+    /// and the TMA copies that would write it) is copied by every thread
+    /// of the partition where its box lies inside the tensor, 16 bytes a
+    /// `cp.async` into the slot's swizzled layout, each thread then
+    /// arriving on `full[s]` when its copies land
+    /// (`cp.async.mbarrier.arrive.noinc`); where the box reaches past an
+    /// edge (a ragged last tile or K step) thread 0 copies it with TMA,
+    /// which zero-fills, and the threads arrive at once. The other tiles
+    /// (`tma`: their bytes and copies) are TMA copies as in any put. Every
+    /// thread waits on `empty[s]`; the test is the same in all of them.
+    fn mixed_put(
+        &mut self,
+        ring: &Ring,
+        (s, k): (&str, &str),
+        mixed: (Op, OperandSmem, &str, u32, Vec<String>),
+        tma: (u32, Vec<String>),
+        loc: tawa_ir::Loc,
+    ) -> Res<()> {
+        let (load, smem, dst, tile_bytes, tile_tma) = mixed;
+        let (bytes, copies) = tma;
+        let f = self.func;
+        let data = &f.ops[load];
+        let r = data.results[0];
+        let shape = self.ty(r).shape().to_vec();
+        let eb = self.scalar_of(r).byte_size();
+        let threads = self.partition.map_or(0, |p| p.threads);
+        let per_chunk = 16 / eb.max(1);
+        let chunks_per_row = shape[1] * eb / 16;
+        let chunks = shape[0] * chunks_per_row;
+        let make = f.def_op(data.operands[0]).map(|m| &f.ops[m]);
+        let (Some(make), true) = (
+            make.filter(|m| matches!(m.kind, OpKind::MakeTensorDesc) && m.operands.len() == 5),
+            shape.len() == 2
+                && eb > 0
+                && 16 % eb == 0
+                && (shape[1] * eb) % 16 == 0
+                && threads > 0
+                && chunks % threads == 0
+                && threads % chunks_per_row == 0,
+        ) else {
+            return Err(unsupported(
+                loc,
+                "internal: a mixed copy of a tile that is not a 2-D box of whole 16-byte \
+                 chunks, whole for the producer's threads, of a descriptor the kernel makes",
+            ));
+        };
+        let base = self.scalar(make.operands[0])?;
+        let (rows, cols) = (
+            self.scalar(make.operands[1])?,
+            self.scalar(make.operands[2])?,
+        );
+        let stride = self.scalar(make.operands[3])?;
+        let (row0, col0) = (
+            self.scalar(data.operands[1])?,
+            self.scalar(data.operands[2])?,
+        );
+        let cty = elem_cty(self.elem(r));
+        let inside = self.tmp("inside");
+        self.line(format!(
+            "tw_mbar_wait(tw_smem_u32 + {} + 8 * {s}, {k} ^ 1u);",
+            ring.empty
+        ));
+        // In elements: the box's rows and columns within the extents, its
+        // first column on a 16-byte boundary (the base and the row stride
+        // are, as TMA requires).
+        self.line(format!(
+            "const bool {inside} = (long long)({row0}) >= 0 && (long long)({row0}) + {} <= (long long)({rows}) && (long long)({col0}) >= 0 && (long long)({col0}) + {} <= (long long)({cols}) && (long long)({col0}) % {per_chunk} == 0;",
+            shape[0], shape[1]
+        ));
+        let full = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
+        self.line("if (tid == 0) {");
+        self.indent += 1;
+        self.line(format!(
+            "tw_mbar_expect_tx({full}, {inside} ? {bytes}u : {}u);",
+            bytes + tile_bytes
+        ));
+        for c in copies {
+            self.line(c);
+        }
+        self.line(format!("if (!{inside}) {{"));
+        self.indent += 1;
+        for c in tile_tma {
+            self.line(c);
+        }
+        self.indent -= 1;
+        self.line("}");
+        self.indent -= 1;
+        self.line("}");
+        self.line(format!("if ({inside}) {{"));
+        self.indent += 1;
+        // Chunk q = tid + threads * i: row q / chunks_per_row, chunk
+        // q % chunks_per_row, so that a warp's lanes read whole rows.
+        self.line(format!(
+            "const {cty}* src = ({cty}*)({base}) + ((long long)({row0}) + tid / {chunks_per_row}) * (long long)({stride}) + (long long)({col0}) + (tid % {chunks_per_row}) * {per_chunk};"
+        ));
+        self.line("#pragma unroll");
+        self.line(format!("for (int i = 0; i < {}; ++i) {{", chunks / threads));
+        self.indent += 1;
+        self.line(format!(
+            "const int q = tid + {threads} * i, row = q / {chunks_per_row};"
+        ));
+        self.line(format!(
+            "tw_cp_async16(tw_smem_u32 + {dst} + tw_swz(row, (q % {chunks_per_row}) * 16, {}, {}), src + (long long)({} * i / {chunks_per_row}) * (long long)({stride}), 16u);",
+            shape[0], smem.w, threads
+        ));
+        self.indent -= 1;
+        self.line("}");
+        self.line(format!("tw_cp_async_arrive({full});"));
+        self.indent -= 1;
+        // TMA copied the tile: the threads' arrivals complete the count.
+        self.line(format!("}} else {{ tw_mbar_arrive({full}); }}"));
+        if self.partition.is_some_and(|p| p.alone) {
+            self.line("__syncwarp();");
         }
         Ok(())
     }

@@ -147,6 +147,13 @@ pub struct FuncAttrs {
     /// op: a kernel launched so waits at its entry, before any global
     /// memory access, which covers the source's own wait wherever it is.
     pub programmatic_launch_asked: bool,
+    /// Mixed copies (`tawa_pipeliner::mixed_copies`): in an `aref.put`
+    /// of two or more TMA tiles, the smallest tile is copied by the
+    /// producer's threads (`cp.async`) wherever its box lies inside the
+    /// tensor, and by TMA (which zero-fills) where it does not, so that
+    /// the SM's load units and its TMA unit share the slot's bytes
+    /// ([`Function::thread_copied`] says which tile).
+    pub mixed_copies: bool,
 }
 
 impl Default for FuncAttrs {
@@ -164,6 +171,7 @@ impl Default for FuncAttrs {
             occupancy: 1,
             walk_step: None,
             programmatic_launch_asked: false,
+            mixed_copies: false,
         }
     }
 }
@@ -562,6 +570,36 @@ impl Function {
         let ops = &self.ops[put].operands;
         let n = self.aref_buffers(put);
         (n > 0 && ops.len() == 2 + 2 * n).then(|| &ops[2 + n..])
+    }
+
+    /// The tile of `aref.put` op `put` (an index into
+    /// [`Function::put_values`]) that the producer's threads copy under
+    /// [`FuncAttrs::mixed_copies`]: of a put of two or more tiles, each a
+    /// 2-D `desc_load` (no multicast), the one of fewest bytes (the first
+    /// of a tie). `None` without mixed copies or such a put.
+    pub fn thread_copied(&self, put: Op) -> Option<usize> {
+        if !self.attrs.mixed_copies || self.put_multicast(put).is_some() {
+            return None;
+        }
+        let values = self.put_values(put);
+        if values.len() < 2 {
+            return None;
+        }
+        let mut best: Option<(usize, u64)> = None;
+        for (j, &v) in values.iter().enumerate() {
+            let load = self.def_op(v)?;
+            let data = &self.ops[load];
+            if !matches!(data.kind, OpKind::DescLoad) || data.operands.len() != 3 {
+                return None;
+            }
+            let ty = self.ty(v);
+            let bytes = ty.shape().iter().map(|&d| u64::from(d)).product::<u64>()
+                * u64::from(ty.scalar_type().map_or(0, |s| s.byte_size()));
+            if best.is_none_or(|(_, b)| bytes < b) {
+                best = Some((j, bytes));
+            }
+        }
+        best.map(|(j, _)| j)
     }
 
     /// The `i1` of an `aref.consumed` in a kernel launched in clusters of

@@ -684,6 +684,7 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.err("`walk_step` and `walk_asked` come together")),
             };
             f.attrs.programmatic_launch_asked = a.take_flag(self, "programmatic_launch_asked")?;
+            f.attrs.mixed_copies = a.take_flag(self, "mixed_copies")?;
             a.finish(self, "a function")?;
         }
         self.expect("{")?;

@@ -451,6 +451,9 @@ impl Printer<'_> {
         if f.attrs.programmatic_launch_asked {
             self.out.push_str(", programmatic_launch_asked");
         }
+        if f.attrs.mixed_copies {
+            self.out.push_str(", mixed_copies");
+        }
         self.out.push_str("} {\n");
         self.block_ops(f.body, 1);
         self.out.push_str("}\n");

@@ -28,9 +28,6 @@
 //! - [`producer_copy`]: the mainloop tiles TMA refused that the producer's
 //!   threads copy into the aref slot (`cp.async`), with the access width
 //!   proven or checked at run time.
-//! - [`mixed_copies`]: one operand of a GEMM's `dot` given to the
-//!   producer's threads although TMA could copy it, so that both of the
-//!   SM's copy paths feed the ring.
 //! - [`copy_split`]: a producer loop split where its copies' masks stop
 //!   being whole, the steps before copying without them.
 //! - [`tma_store`]: the tile stores the same analysis expresses as a copy
@@ -44,7 +41,6 @@ pub mod wrap_proof;
 
 pub use tma_infer::{explain, infer_tma, infer_tma_stores, NotTma, TmaPlan, TmaRecipe};
 pub mod copy_split;
-pub mod mixed_copies;
 pub mod partition;
 pub mod producer_copy;
 pub mod tma_lower;

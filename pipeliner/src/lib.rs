@@ -72,6 +72,10 @@
 //!   iteration peeled), so that the tensor core runs through the
 //!   epilogue (`--epilogue-overlap`, off by default).
 //!
+//! - [`mixed_copies`]: one tile of a GEMM ring's slot copied by the
+//!   producer's threads (`cp.async`) beside TMA's copies of the others,
+//!   both of the SM's copy paths feeding the ring (`--mixed-copies`).
+//!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
 //!   loop, running ahead of it, in one partition.
@@ -86,6 +90,7 @@ pub mod cluster_split_k;
 pub mod coarse_pipeline;
 pub mod dep_graph;
 pub mod epilogue_overlap;
+pub mod mixed_copies;
 pub mod mma_pipeline;
 pub mod occupancy;
 pub mod own_walk;
@@ -200,15 +205,11 @@ pub struct PipelineOptions {
     /// but within a round's noise both ways, and below it on the dual
     /// GEMMs and the linear layer (`bench/RESULTS.md`).
     pub epilogue_overlap: bool,
-    /// Copy one operand of a GEMM's `dot` with the producer's threads
-    /// (`cp.async`) beside TMA's copies of the other
-    /// (`tawa_partitioner::mixed_copies`, `--mixed-copies`) wherever a
-    /// loop's one `dot` reads two TMA copies of pointer tiles. Off by
-    /// default: on the H200 the 128x256x64 GEMM ran no faster with them
-    /// than with TMA alone back to back, and slower from an idle GPU and
-    /// sustained; they seemed to win only against Triton timed right
-    /// after them, which their power draw slowed (`bench/RESULTS.md`).
-    /// Not with clusters, merged or split slots or `--no-tma-loads`.
+    /// Copy the smallest tile of a GEMM ring's slot with the producer's
+    /// threads (`cp.async`) beside TMA's copies of the others, where its
+    /// box lies inside the tensor ([`mixed_copies`], `--mixed-copies`);
+    /// the ring keeps one K step a slot. Off by default. Not with
+    /// clusters, merged or split slots or `--no-tma-loads`.
     pub mixed_copies: bool,
     /// Split a producer loop where its copies' masks stop being whole, so
     /// that the steps before copy without a mask
@@ -382,11 +383,13 @@ pub fn pipeline(
         opts.slot_merge,
         opts.slot_split,
         opts.mma_depth,
-        opts.tile_pingpong == Some(true) || opts.tma_multicast,
+        opts.tile_pingpong == Some(true) || opts.tma_multicast || opts.mixed_copies,
     ) {
         (Some(n), _, _, _) => slot_merge::Merge::Asked(n),
-        // Asked for split slots, groups in flight, ping-pong tiles or CTA
-        // pairs: the default's measurements do not cover those schedules.
+        // Asked for split slots, groups in flight, ping-pong tiles, CTA
+        // pairs or mixed copies: the default's measurements do not cover
+        // those schedules (mixed copies measured 0.95x Triton merged, on
+        // the H200, against 1.01x with one K step a slot).
         // CTA pairs measured slower merged (H100, 128x256x64 GEMM against
         // Triton: 0.95 / 0.91x at 8192^3 / K = 16384 merged, 0.97 /
         // 0.95-0.96x unmerged): a paired slot is refilled only when both
@@ -432,6 +435,7 @@ pub fn pipeline(
     if opts.tma_multicast {
         tma_multicast::tma_multicast(func, &mut schedule);
     }
+    mixed_copies::mixed_copies(func, opts.mixed_copies, &mut schedule);
     // After occupancy, which sets the consumer's registers the deferred
     // store must fit beside the next accumulator.
     epilogue_overlap::epilogue_overlap(func, opts.epilogue_overlap, &mut schedule);

@@ -1372,6 +1372,7 @@ impl<'a> Lowerer<'a> {
             occupancy: 1,
             walk_step: None,
             programmatic_launch_asked: false,
+            mixed_copies: false,
         };
         if let Some(p) = def.params.iter().find(|p| p.kind != ParamKind::Normal) {
             return Err(Diagnostic::error(
