@@ -45,6 +45,11 @@ comparison of the persistent and descriptor examples with the plain grid
 at the same shape (each normalized by its own run's cuBLAS, since they
 ran in separate processes).
 
+`--clocks` samples the GPU's SM clock (NVML, through the driver's
+library) while the timed calls run and reports, per side, the median of
+each call's mean clock and the cycles a call at it: whether the sides
+ran at the same clocks, and which needs more cycles at them.
+
 `--kernel-times` adds, per side, the GPU durations of the kernels it
 launches as CUPTI records them (torch.profiler) under the same flush and
 sleep, and the gap between the sleep's end and each kernel's start: an
@@ -69,6 +74,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import traceback
@@ -446,7 +452,43 @@ def call_orders(n, rotated=False):
     return [[(r + j) % n for j in range(n)] for r in range(max(n, 1))]
 
 
-def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False):
+def clock_per_call(samples, windows):
+    """The mean of the `(time, MHz)` clock `samples` inside each of the
+    `(start, end)` `windows` (host seconds; a call's window starts its
+    event-timed length before the host saw it end), `None` for a window
+    no sample fell in."""
+    out = []
+    for a, b in windows:
+        inside = [mhz for t, mhz in samples if a <= t <= b]
+        out.append(statistics.mean(inside) if inside else None)
+    return out
+
+
+class ClockSampler:
+    """NVML's SM clock of the current device, sampled every
+    `period_s` on a thread of its own while in a `with` block:
+    `samples` holds `(perf_counter seconds, MHz)`."""
+
+    def __init__(self, read, period_s=0.0002):
+        self.read, self.period_s, self.samples = read, period_s, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter(), self.read()))
+            time.sleep(self.period_s)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False, clocks=None):
     """Median milliseconds of each of `fns`, timed call by call with CUDA
     events, interleaved in the orders of `call_orders`, round after round,
     so that each function follows each other equally often (exactly, for
@@ -460,7 +502,11 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False):
     waits with nothing queued). Back to back, a kernel that draws more
     power lowers the clocks its neighbours run at, not only its own, for
     longer than one call: in a power-limited run the ratios then favour
-    it. With a cooldown each call starts from an idle GPU."""
+    it. With a cooldown each call starts from an idle GPU.
+
+    `clocks`, a list, receives per function the median over its calls of
+    the SM clock's mean during the call (MHz; `None` without samples),
+    sampled with `ClockSampler` (NVML, `nvml_clock_reader`)."""
     import torch
     flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
     sleep = getattr(torch.cuda, "_sleep", None)
@@ -475,19 +521,34 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False):
             f()
     torch.cuda.synchronize()
     times = [[] for _ in fns]
+    windows = [[] for _ in fns]
     orders = call_orders(len(fns), rotated)
-    for r in range(iters):
-        for i in orders[r % len(orders)]:
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            if cooldown_ms > 0:
-                time.sleep(cooldown_ms / 1000)
-            settle()
-            start.record()
-            fns[i]()
-            end.record()
-            end.synchronize()
-            times[i].append(start.elapsed_time(end))
+    read = nvml_clock_reader(torch) if clocks is not None else None
+    sampler = ClockSampler(read) if read else None
+    if sampler:
+        sampler.__enter__()
+    try:
+        for r in range(iters):
+            for i in orders[r % len(orders)]:
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                if cooldown_ms > 0:
+                    time.sleep(cooldown_ms / 1000)
+                settle()
+                start.record()
+                fns[i]()
+                end.record()
+                end.synchronize()
+                seen = time.perf_counter()
+                times[i].append(start.elapsed_time(end))
+                windows[i].append((seen - times[i][-1] / 1000, seen))
+    finally:
+        if sampler:
+            sampler.__exit__(None, None, None)
+    if clocks is not None:
+        for w in windows:
+            per_call = [c for c in clock_per_call(sampler.samples if sampler else [], w) if c]
+            clocks.append(statistics.median(per_call) if per_call else None)
     del flush
     return [statistics.median(t) for t in times]
 
@@ -565,7 +626,26 @@ def nvml_energy_reader(torch):
     return _energy_readers[device]
 
 
-def _make_energy_reader(torch, device):
+def nvml_clock_reader(torch):
+    """A function returning the current SM clock in MHz (NVML, as
+    `nvml_energy_reader`), or None where NVML is not there."""
+    found = _nvml_device(torch, torch.cuda.current_device())
+    if found is None:
+        return None
+    import ctypes
+
+    nvml, handle = found
+    mhz = ctypes.c_uint()
+
+    def read():
+        nvml.nvmlDeviceGetClockInfo(handle, 1, ctypes.byref(mhz))  # NVML_CLOCK_SM
+        return mhz.value
+
+    return read
+
+
+def _nvml_device(torch, device):
+    """NVML's library and its handle of CUDA device `device`, or None."""
     import ctypes
 
     try:
@@ -584,6 +664,16 @@ def _make_energy_reader(torch, device):
         found = nvml.nvmlDeviceGetHandleByPciBusId_v2(pci.encode(), ctypes.byref(handle))
     if found != 0 and nvml.nvmlDeviceGetHandleByIndex_v2(device, ctypes.byref(handle)) != 0:
         return None
+    return nvml, handle
+
+
+def _make_energy_reader(torch, device):
+    import ctypes
+
+    found = _nvml_device(torch, device)
+    if found is None:
+        return None
+    nvml, handle = found
     millijoules = ctypes.c_ulonglong()
 
     def read():
@@ -692,8 +782,9 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
     names = list(launches)
     if names:
         try:
+            clocks = [] if opts.clocks else None
             ms = time_interleaved([launches[n] for n in names], opts.iters, opts.warmup, opts.cooldown_ms,
-                                  opts.call_order == "rotated")
+                                  opts.call_order == "rotated", clocks)
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             for n in names:
@@ -704,6 +795,14 @@ def bench_case(torch, spec, plan, kernels, packages, descriptor_types, opts):
                 row[n]["ms"] = t
                 if plan["flops"]:
                     row[n]["tflops"] = plan["flops"] / t * 1e-9
+        for n, mhz in zip(names, clocks or []):
+            if mhz and row[n].get("ms"):
+                row[n]["sm_mhz"] = mhz
+                row[n]["mcycles"] = row[n]["ms"] * mhz / 1000
+        if clocks:
+            print("  SM clock in the timed calls: " + ", ".join(
+                f"{n} {row[n]['sm_mhz']:.0f} MHz, {row[n]['mcycles']:.3f} Mcycles a call"
+                for n in names if "sm_mhz" in row[n]), flush=True)
         timed = [n for n in names if row[n].get("ms")]
         if opts.sustained and timed:
             try:
@@ -964,6 +1063,8 @@ def main(argv=None):
                    help="after timing, run each side back to back for about SECONDS (at least 10 "
                         "calls), three turns each (`sustained`): ms a call and, where NVML has the "
                         "GPU's energy counter, joules a call and watts")
+    p.add_argument("--clocks", action="store_true", help="sample the SM clock (NVML) during the timed "
+                   "calls and report each side's median and its cycles a call")
     p.add_argument("--kernel-times", action="store_true", help="after timing, run each side again "
                    "under torch.profiler and report its kernels' own GPU durations (CUPTI) and their "
                    "start after the sleep: what the kernel takes apart from what its launch adds")

@@ -379,5 +379,15 @@ class AttentionCases(unittest.TestCase):
             attention.large_cases(self.CASES, ["no_such_case"])
 
 
+class ClockWindowsTest(unittest.TestCase):
+    """`clock_per_call`: each call's mean of the clock samples inside its
+    window, None where none fell."""
+
+    def test_means_inside_each_window(self):
+        samples = [(0.0, 1980), (1.0, 1600), (1.5, 1620), (3.0, 1980), (4.0, 1500)]
+        got = ss.clock_per_call(samples, [(0.9, 1.6), (2.0, 2.5), (3.0, 4.0)])
+        self.assertEqual(got, [1610, None, 1740])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -26,7 +26,8 @@
 # COOLDOWN_MS (the GPU left idle that long before each timed call,
 # `same_source.py --cooldown-ms`; default 0), SUSTAINED_S (seconds of
 # back-to-back calls a side and turn after the timing, `--sustained`;
-# default 0: none),
+# default 0: none), CLOCKS=1 (each side's SM clock during its timed calls
+# and its cycles a call, `--clocks`),
 # LINE_TIMEOUT (seconds per process, default 120), BUDGET (seconds in
 # all, default 540: a line that would start past it is skipped, and a
 # running one is stopped at it, so that the table is always written),
@@ -57,6 +58,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     file=${file//'$TAWA_UPSTREAM_DIR'/${TAWA_UPSTREAM_DIR:-$PWD/upstream}}
     read -r cases_file <<< "$cases_file"
     args=(--label "$label" --iters "${ITERS:-20}" --json "$jsonl" --cooldown-ms "${COOLDOWN_MS:-0}" --sustained "${SUSTAINED_S:-0}")
+    [ "${CLOCKS:-0}" = 1 ] && args+=(--clocks)
     [ "$cases_file" = - ] || args+=(--cases-file "$cases_file")
     for c in $cases; do args+=(--case "$c"); done
     left=$(( ${BUDGET:-540} - (SECONDS - started) ))
