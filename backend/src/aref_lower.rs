@@ -837,20 +837,16 @@ impl Emitter<'_> {
         let chunks_per_row = shape[1] * eb / 16;
         let chunks = shape[0] * chunks_per_row;
         let make = f.def_op(data.operands[0]).map(|m| &f.ops[m]);
+        // `Function::thread_copied` chose a tile these hold for; only the
+        // partition's width is the backend's to check.
         let (Some(make), true) = (
             make.filter(|m| matches!(m.kind, OpKind::MakeTensorDesc) && m.operands.len() == 5),
-            shape.len() == 2
-                && eb > 0
-                && 16 % eb == 0
-                && (shape[1] * eb) % 16 == 0
-                && threads > 0
-                && chunks % threads == 0
-                && threads % chunks_per_row == 0,
+            shape.len() == 2 && threads == tawa_ir::MIXED_COPY_THREADS,
         ) else {
             return Err(unsupported(
                 loc,
-                "internal: a mixed copy of a tile that is not a 2-D box of whole 16-byte \
-                 chunks, whole for the producer's threads, of a descriptor the kernel makes",
+                "internal: a mixed copy outside a producer warpgroup, or of a tile that is not a \
+                 2-D box of a descriptor the kernel makes",
             ));
         };
         let base = self.scalar(make.operands[0])?;

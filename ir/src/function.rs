@@ -176,6 +176,10 @@ impl Default for FuncAttrs {
     }
 }
 
+/// Threads of the producer partition that copy a mixed copy's tile
+/// ([`Function::thread_copied`]): one warpgroup.
+pub const MIXED_COPY_THREADS: u32 = 128;
+
 /// One specialized kernel.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Function {
@@ -576,7 +580,10 @@ impl Function {
     /// [`Function::put_values`]) that the producer's threads copy under
     /// [`FuncAttrs::mixed_copies`]: of a put of two or more tiles, each a
     /// 2-D `desc_load` (no multicast), the one of fewest bytes (the first
-    /// of a tie). `None` without mixed copies or such a put.
+    /// of a tie), where its descriptor is a 2-D `make_tensor_desc` and its
+    /// 16-byte chunks deal out evenly to [`MIXED_COPY_THREADS`] threads in
+    /// whole rows (the backend's copy). `None` without mixed copies or
+    /// such a put.
     pub fn thread_copied(&self, put: Op) -> Option<usize> {
         if !self.attrs.mixed_copies || self.put_multicast(put).is_some() {
             return None;
@@ -599,7 +606,21 @@ impl Function {
                 best = Some((j, bytes));
             }
         }
-        best.map(|(j, _)| j)
+        let (j, _) = best?;
+        let data = &self.ops[self.def_op(values[j])?];
+        let desc = self.def_op(data.operands[0]).map(|d| &self.ops[d])?;
+        let ty = self.ty(values[j]);
+        let eb = ty.scalar_type().map_or(0, |s| s.byte_size());
+        let (&[rows, cols], true) = (ty.shape(), eb > 0 && 16u32.is_multiple_of(eb)) else {
+            return None;
+        };
+        let row_chunks = cols * eb / 16;
+        let whole = (cols * eb).is_multiple_of(16)
+            && row_chunks > 0
+            && (rows * row_chunks).is_multiple_of(MIXED_COPY_THREADS)
+            && MIXED_COPY_THREADS.is_multiple_of(row_chunks);
+        (matches!(desc.kind, OpKind::MakeTensorDesc) && desc.operands.len() == 5 && whole)
+            .then_some(j)
     }
 
     /// The `i1` of an `aref.consumed` in a kernel launched in clusters of

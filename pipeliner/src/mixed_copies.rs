@@ -26,13 +26,9 @@
 //! [`FuncAttrs::mixed_copies`]: tawa_ir::FuncAttrs::mixed_copies
 //! [`Function::thread_copied`]: tawa_ir::Function::thread_copied
 
-use tawa_ir::{Function, Op, OpKind};
+use tawa_ir::{Function, Op, OpKind, MIXED_COPY_THREADS};
 
 use crate::Schedule;
-
-/// Threads of the producer partition the backend's copy assumes: one
-/// warpgroup, whose rows of 16-byte chunks it deals out.
-const PRODUCER_THREADS: u32 = 128;
 
 /// Sets `func`'s mixed copies when `asked` and some put qualifies, with
 /// the decision (or why none) in `schedule`.
@@ -47,7 +43,8 @@ pub fn mixed_copies(func: &mut Function, asked: bool, schedule: &mut Schedule) {
         schedule.note(
             tawa_ir::Loc::UNKNOWN,
             "mixed copies: not applied: no producer warpgroup puts two or more TMA tiles (2-D \
-             boxes, no multicast) into one slot"
+             boxes of a descriptor the kernel makes, no multicast, the smallest in rows of whole \
+             16-byte chunks that its 128 threads share evenly) into one slot"
                 .into(),
         );
         return;
@@ -81,7 +78,7 @@ fn qualifying_puts(func: &Function) -> Vec<(Op, usize)> {
             return;
         };
         for (p, &region) in partitions.iter().zip(&func.ops[op].regions) {
-            if p.num_warps * 32 != PRODUCER_THREADS {
+            if p.num_warps * 32 != MIXED_COPY_THREADS {
                 continue;
             }
             func.walk_block(region, &mut |o| {

@@ -1,0 +1,47 @@
+//! File tests of `mixed_copies`: every `mixed_copies/<name>.tir`
+//! (warp-specialized tile IR) goes through
+//! `tawa_pipeliner::mixed_copies::mixed_copies` as `--mixed-copies` asks;
+//! the IR (with its `mixed_copies` attribute where a put qualifies, which
+//! must verify and read back identically) and the pass's decision are
+//! compared with the blessed `mixed_copies/<name>.out`. Bless with
+//! `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test mixed_copies`.
+
+mod common;
+
+use tawa_ir::OpKind;
+use tawa_pipeliner::mixed_copies::mixed_copies;
+use tawa_pipeliner::Schedule;
+
+#[test]
+fn mixed_copies_file_tests() {
+    common::pass_file_tests("mixed_copies", |_, func, schedule| {
+        mixed_copies(func, true, schedule);
+    });
+}
+
+/// Which kernels get mixed copies, and which tile of their put the
+/// threads copy: the 128x256 GEMM's `a` (16 KiB a step against `b`'s 32);
+/// attention's puts carry one tile or rank-reduced boxes, which stay TMA.
+/// Not asked, nothing changes.
+#[test]
+fn which_tile_the_threads_copy() {
+    for (name, copied) in [
+        ("matmul_128x256_persistent", Some(0)),
+        ("gemm_row_reduce", Some(0)),
+        ("attention_refused", None),
+    ] {
+        let (_, mut func) = common::input("mixed_copies", name);
+        let before = tawa_ir::print_function(&func);
+        mixed_copies(&mut func, false, &mut Schedule::default());
+        assert_eq!(tawa_ir::print_function(&func), before, "{name}: not asked");
+        mixed_copies(&mut func, true, &mut Schedule::default());
+        let mut puts = Vec::new();
+        func.walk(&mut |op| {
+            if matches!(func.ops[op].kind, OpKind::ArefPut) {
+                puts.push(func.thread_copied(op));
+            }
+        });
+        assert_eq!(func.attrs.mixed_copies, copied.is_some(), "{name}");
+        assert_eq!(puts.iter().find_map(|&c| c), copied, "{name}: {puts:?}");
+    }
+}
