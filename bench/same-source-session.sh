@@ -19,9 +19,10 @@
 # a running one is stopped at it, so that the table is always written).
 # COOLDOWN_MS (the GPU left idle that long before each timed call,
 # default 0: back to back). Back to back, the large GEMMs run at the
-# clocks the power cap leaves, and a kernel that draws more power slows
-# the ones timed after it too; with COOLDOWN_MS=30 every call starts from
-# an idle GPU and the ratios compare the kernels at full clocks.
+# clock the power cap leaves, one for all the sides of a process (CLOCKS=1
+# reports it), which a kernel that draws more power lowers for all; with
+# COOLDOWN_MS=30 every call starts from an idle GPU and the ratios compare
+# the kernels at full clocks.
 # SUSTAINED_S (default 0): also each side called back to back for about
 # that many seconds, in three turns, with joules a call (`same_source.py
 # --sustained`): what a loop calling one kernel sees under the cap.

@@ -31,10 +31,12 @@ reads, beside the kernel file unless `--cases-file` names one; without
   equally often (`call_orders`), the L2 flushed before each call and the
   host's launch cost kept out of the figure (`time_interleaved`); the
   figure is the median. Same process, same inputs, same clocks: the
-  ratios can be divided. Except that back to back the large GEMMs run at
-  the power cap, where a kernel drawing more power lowers the clocks of
-  those timed after it too: `--cooldown-ms` leaves the GPU idle before
-  each call, and `--sustained` times each side alone back to back, with
+  ratios can be divided. Back to back the large GEMMs run at the power
+  cap, at one clock for all the sides of a process, set by all of them
+  (`--clocks` measures it): a kernel drawing more power lowers it for
+  its neighbours as for itself, and the ratio is the kernels' at that
+  clock. `--cooldown-ms` leaves the GPU idle before each call (full
+  clocks), and `--sustained` times each side alone back to back, with
   joules a call where NVML has the energy counter.
 
 One line per case is printed (and a JSON object per case appended to
@@ -499,10 +501,11 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False, clocks=
     the figure (tawa's and Triton's Python launchers differ in it).
 
     `cooldown_ms` leaves the GPU idle that long before each call (the host
-    waits with nothing queued). Back to back, a kernel that draws more
-    power lowers the clocks its neighbours run at, not only its own, for
-    longer than one call: in a power-limited run the ratios then favour
-    it. With a cooldown each call starts from an idle GPU.
+    waits with nothing queued). Back to back, in a power-limited run,
+    the sides run at one clock that all of them set: a kernel that draws
+    more power lowers its neighbours' clock as well as its own, for
+    longer than one call. With a cooldown each call starts from an idle
+    GPU.
 
     `clocks`, a list, receives per function the median over its calls of
     the SM clock's mean during the call (MHz; `None` without samples),
