@@ -18,10 +18,11 @@
 //! On the H200, matmul.py's 128x256x64 kernel at M = N = 8192, K = 16384
 //! had its consumers find the next slot's copies still in flight at 98.5%
 //! of their waits with TMA alone. With A copied this way (one K step a
-//! slot) it ran, in the same processes as TMA alone's runs, 1.01x Triton
-//! back to back against 0.98x, 787 TFLOP/s against 775 from an idle GPU,
-//! and 675-680 against 666-670 sustained (`bench/RESULTS.md`, twenty-
-//! second session, where CUDA patched to this form was measured first).
+//! slot) it ran 1.01x Triton back to back against TMA alone's 0.98x,
+//! 787 TFLOP/s against 775 from an idle GPU, and 675-680 against 666-670
+//! sustained, each pair timed in the same hour on the same GPU
+//! (`bench/RESULTS.md`, twenty-second session, where CUDA patched to this
+//! form was measured first).
 //!
 //! [`FuncAttrs::mixed_copies`]: tawa_ir::FuncAttrs::mixed_copies
 //! [`Function::thread_copied`]: tawa_ir::Function::thread_copied
