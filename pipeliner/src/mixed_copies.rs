@@ -19,8 +19,8 @@
 //! had its consumers find the next slot's copies still in flight at 98.5%
 //! of their waits with TMA alone. With A copied this way (one K step a
 //! slot) it ran 1.01x Triton back to back against TMA alone's 0.98x,
-//! 787 TFLOP/s against 775 from an idle GPU, and 675-680 against 666-670
-//! sustained, each pair timed in the same hour on the same GPU
+//! 787 TFLOP/s against 775 from an idle GPU, and 1-2% faster sustained,
+//! each pair timed in the same hour on the same GPU
 //! (`bench/RESULTS.md`, twenty-second session, where CUDA patched to this
 //! form was measured first).
 //!
