@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import math
 import os
@@ -528,9 +529,7 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False, clocks=
     orders = call_orders(len(fns), rotated)
     read = nvml_clock_reader(torch) if clocks is not None else None
     sampler = ClockSampler(read) if read else None
-    if sampler:
-        sampler.__enter__()
-    try:
+    with sampler or contextlib.nullcontext():
         for r in range(iters):
             for i in orders[r % len(orders)]:
                 start = torch.cuda.Event(enable_timing=True)
@@ -545,9 +544,6 @@ def time_interleaved(fns, iters, warmup, cooldown_ms=0.0, rotated=False, clocks=
                 seen = time.perf_counter()
                 times[i].append(start.elapsed_time(end))
                 windows[i].append((seen - times[i][-1] / 1000, seen))
-    finally:
-        if sampler:
-            sampler.__exit__(None, None, None)
     if clocks is not None:
         for w in windows:
             per_call = [c for c in clock_per_call(sampler.samples if sampler else [], w) if c]

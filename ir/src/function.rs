@@ -578,14 +578,23 @@ impl Function {
 
     /// The tile of `aref.put` op `put` (an index into
     /// [`Function::put_values`]) that the producer's threads copy under
-    /// [`FuncAttrs::mixed_copies`]: of a put of two or more tiles, each a
-    /// 2-D `desc_load` (no multicast), the one of fewest bytes (the first
-    /// of a tie), where its descriptor is a 2-D `make_tensor_desc` and its
-    /// 16-byte chunks deal out evenly to [`MIXED_COPY_THREADS`] threads in
-    /// whole rows (the backend's copy). `None` without mixed copies or
-    /// such a put.
+    /// [`FuncAttrs::mixed_copies`] ([`Function::mixed_copy_tile`]); `None`
+    /// without mixed copies.
     pub fn thread_copied(&self, put: Op) -> Option<usize> {
-        if !self.attrs.mixed_copies || self.put_multicast(put).is_some() {
+        self.attrs
+            .mixed_copies
+            .then(|| self.mixed_copy_tile(put))
+            .flatten()
+    }
+
+    /// The tile of `put` that mixed copies would give the producer's
+    /// threads: of a put of two or more tiles, each a 2-D `desc_load` (no
+    /// multicast), the one of fewest bytes (the first of a tie), where its
+    /// descriptor is a 2-D `make_tensor_desc` and its 16-byte chunks deal
+    /// out evenly to [`MIXED_COPY_THREADS`] threads in whole rows (the
+    /// backend's copy). `None` for any other put.
+    pub fn mixed_copy_tile(&self, put: Op) -> Option<usize> {
+        if self.put_multicast(put).is_some() {
             return None;
         }
         let values = self.put_values(put);

@@ -37,7 +37,6 @@ pub fn mixed_copies(func: &mut Function, asked: bool, schedule: &mut Schedule) {
     if !asked {
         return;
     }
-    func.attrs.mixed_copies = true;
     let puts = qualifying_puts(func);
     func.attrs.mixed_copies = !puts.is_empty();
     let Some(&(put, j)) = puts.first() else {
@@ -70,8 +69,8 @@ pub fn mixed_copies(func: &mut Function, asked: bool, schedule: &mut Schedule) {
     );
 }
 
-/// The puts of `func` (with mixed copies set) whose tile
-/// [`Function::thread_copied`] names, in a producer of one warpgroup.
+/// The puts of `func` in a producer of one warpgroup that have a tile
+/// [`Function::mixed_copy_tile`] names.
 fn qualifying_puts(func: &Function) -> Vec<(Op, usize)> {
     let mut found = Vec::new();
     func.walk(&mut |op| {
@@ -84,7 +83,7 @@ fn qualifying_puts(func: &Function) -> Vec<(Op, usize)> {
             }
             func.walk_block(region, &mut |o| {
                 if matches!(func.ops[o].kind, OpKind::ArefPut) {
-                    if let Some(j) = func.thread_copied(o) {
+                    if let Some(j) = func.mixed_copy_tile(o) {
                         found.push((o, j));
                     }
                 }
