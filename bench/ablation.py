@@ -37,8 +37,10 @@ and each ring slot holding one K step (`--slot-merge 1`: the baseline of
 the default's two steps a slot where a ring qualifies; the explicit
 `--mma-depth` points keep one step a slot too, `--explain` says which);
 and the smallest tile of a GEMM ring's slot copied by the producer's
-threads (`--mixed-copies`: `cp.async` beside TMA's copies of the others
-where its box lies inside the tensor, A of the 128x256x64 GEMMs; the
+threads wherever a slot allows (`--mixed-copies`: `cp.async` beside
+TMA's copies of the others where its box lies inside the tensor; by
+default only in the measured shape, A of the 128x256x64 GEMMs) or
+nowhere (`--no-mixed-copies`, the baseline of the default's; both the
 defaults where no put has two TMA tiles, `--explain` says which);
 and the producer's masked copies in one loop (`--no-copy-split`: the
 baseline of the default's split at the first step whose mask is not
@@ -97,6 +99,7 @@ POINTS = [
     ("ws-tma-multicast", "ws, TMA multicast", ["--tma-multicast"]),
     ("ws-slot-merge-1", "ws, one K step a slot", ["--slot-merge", "1"]),
     ("ws-mixed-copies", "ws, A by the producer's threads", ["--mixed-copies"]),
+    ("ws-no-mixed-copies", "ws, every tile by TMA", ["--no-mixed-copies"]),
     ("ws-no-copy-split", "ws, masked copies in one loop", ["--no-copy-split"]),
     ("ws-slot-split", "ws, slots split in 2", ["--slot-split", "2"]),
     ("ws-cluster-split-k", "ws, CTA pairs split K", ["--cluster-split-k"]),

@@ -357,7 +357,8 @@ pub struct PipelineFlags {
     /// 128x256x64 GEMMs' 4 slots; the 128x128x64 GEMMs' 5, rounded up to
     /// 6 where it fits); 1 keeps one step a slot, and is the default
     /// under --mma-depth, --slot-split, --tile-pingpong, --tma-multicast
-    /// and --mixed-copies. `--explain` says which rings merged, or why not.
+    /// and where mixed copies apply. `--explain` says which rings merged,
+    /// or why not.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4), conflicts_with = "slot_split")]
     pub slot_merge: Option<u32>,
 
@@ -365,13 +366,20 @@ pub struct PipelineFlags {
     /// with the producer's threads (`cp.async`, 16 bytes a thread) where
     /// its box lies inside the tensor, and with TMA at the edges, while TMA
     /// copies the other tiles: the SM's load units and its TMA unit share
-    /// the slot's bytes (the ring keeps one K step a slot). Off by default
-    /// for now: on the H200 matmul.py's 128x256x64 kernel ran 1.005x Triton
-    /// with it at K = 16384 against 0.98x with TMA alone, and 1.03x against
-    /// 1.01x at 8192^3, but the other kernels it would change are not yet
-    /// measured. `--explain` says which tile the threads copy, or why none.
-    #[arg(long, conflicts_with_all = ["tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads"])]
+    /// the slot's bytes (the ring keeps one K step a slot), wherever a slot
+    /// allows. By default only in the shape measured faster on the H200
+    /// (a 128-byte-row tile, a third of the slot, of a descriptor made
+    /// before any loop: matmul.py's 128x256x64 kernel 1.02-1.03x Triton
+    /// against 0.98-1.01x with TMA alone); elsewhere it measured up to 14%
+    /// slower in most kernels. `--explain` says which tile the threads
+    /// copy, or why none.
+    #[arg(long, conflicts_with_all = ["tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads", "no_mixed_copies"])]
     pub mixed_copies: bool,
+
+    /// No mixed copies: TMA copies every tile of every slot (the
+    /// ablation baseline of the default's mixed copies).
+    #[arg(long)]
+    pub no_mixed_copies: bool,
 
     /// Keep each producer loop whose copies are masked as one loop. By
     /// default such a loop is split where its copies' masks stop being
@@ -426,7 +434,11 @@ impl PipelineFlags {
             cluster_split_k: self.cluster_split_k,
             stream_k: self.stream_k,
             epilogue_overlap: self.epilogue_overlap,
-            mixed_copies: self.mixed_copies,
+            mixed_copies: match (self.mixed_copies, self.no_mixed_copies) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
             copy_split: !self.no_copy_split,
             programmatic_launch: match (self.pdl, self.no_pdl) {
                 (true, _) => Some(true),
@@ -734,7 +746,7 @@ mod tests {
                 cluster_split_k: false,
                 stream_k: false,
                 epilogue_overlap: false,
-                mixed_copies: false,
+                mixed_copies: None,
                 copy_split: true,
                 programmatic_launch: Some(false),
             }
@@ -793,9 +805,13 @@ mod tests {
     #[test]
     fn mixed_copies_are_asked_and_exclude_what_copies_otherwise() {
         let opts = parse_pipeline_flags("--mixed-copies").unwrap();
-        assert!(opts.mixed_copies);
-        assert!(!PipelineOptions::default().mixed_copies);
+        assert_eq!(opts.mixed_copies, Some(true));
+        let opts = parse_pipeline_flags("--no-mixed-copies").unwrap();
+        assert_eq!(opts.mixed_copies, Some(false));
+        // By default the pipeliner decides.
+        assert_eq!(PipelineOptions::default().mixed_copies, None);
         for other in [
+            "--no-mixed-copies",
             "--tma-multicast",
             "--cluster-split-k",
             "--slot-merge 2",

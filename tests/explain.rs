@@ -572,23 +572,26 @@ fn the_consumer_slot_and_the_tile_walk_are_explained() {
     );
 }
 
-/// `--mixed-copies`: the smallest tile of the GEMM's slot (A, 16 KiB a
-/// step against B's 32 KiB) is copied by the producer's threads where its
-/// box lies inside the tensor and by TMA at the edges; both stay TMA in
-/// the TMA lines, the producer keeps its 40 registers, the ring one K
-/// step a slot. The CUDA copies A with `cp.async` from every producer
-/// thread (the full barrier counts them and thread 0's `expect_tx`),
-/// keeps A's TMA copy for the edges, and the consumer fences after its
-/// wait. Without the flag (the default) nothing of it is there. A
+/// Mixed copies, matmul.py's default (the shape they were measured on):
+/// the smallest tile of the GEMM's slot (A, 16 KiB a step against B's 32
+/// KiB) is copied by the producer's threads where its box lies inside
+/// the tensor and by TMA at the edges; both stay TMA in the TMA lines,
+/// the producer keeps its 40 registers, the ring one K step a slot. The
+/// CUDA copies A with `cp.async` from every producer thread (the full
+/// barrier counts them and thread 0's `expect_tx`), keeps A's TMA copy
+/// for the edges, and the consumer fences after its wait.
+/// `--no-mixed-copies` has nothing of it, and two K steps a slot. A
 /// kernel with no put of two TMA tiles says why none is mixed.
 #[test]
 fn mixed_copies_give_the_smallest_tile_to_the_producers_threads() {
     let kernel = "triton-examples/kernels/matmul.py";
-    let (cuda, stderr) = explain_emit(
+    let (cuda, stderr) = explain_emit("cuda", &[kernel, "--case", "k16384_8192"], &[]);
+    let (asked, _) = explain_emit(
         "cuda",
         &[kernel, "--case", "k16384_8192"],
         &["--mixed-copies"],
     );
+    assert_eq!(cuda, asked, "the default is the flag's schedule here");
     assert!(
         line_with(&stderr, "mixed copies:").contains(
             "the producer's threads copy %a (cp.async, where its box lies inside the tensor; TMA \
@@ -616,8 +619,13 @@ fn mixed_copies_give_the_smallest_tile_to_the_producers_threads() {
     );
     assert!(cuda.contains("fence.proxy.async.shared::cta;"), "{cuda}");
 
-    let (cuda, stderr) = explain_emit("cuda", &[kernel, "--case", "k16384_8192"], &[]);
+    let (cuda, stderr) = explain_emit(
+        "cuda",
+        &[kernel, "--case", "k16384_8192"],
+        &["--no-mixed-copies"],
+    );
     assert!(!stderr.contains("mixed copies"), "{stderr}");
+    assert!(stderr.contains("2 K steps a slot"), "{stderr}");
     assert!(!cuda.contains("tw_cp_async16("), "{cuda}");
 
     // matmul_descriptor.py's ragged case: B is no TMA copy there.
@@ -635,6 +643,47 @@ fn mixed_copies_give_the_smallest_tile_to_the_producers_threads() {
             .contains("not applied: no producer warpgroup puts two or more TMA tiles"),
         "{stderr}"
     );
+}
+
+/// Where mixed copies measured slower the default keeps TMA alone and
+/// says why, naming the flag that asks for them anyway: a 128x128 slot
+/// (A half of it), a tile of 256-byte rows (weight_grad's transposed x),
+/// descriptors made in the tile loop (matmul_descriptor.py's); and a
+/// schedule flag the measurements did not cover (`--mma-depth`).
+#[test]
+fn mixed_copies_stay_off_by_default_where_they_measured_slower() {
+    for (kernel, case, flags, why) in [
+        (
+            "gemm_row_reduce",
+            "square_4096",
+            &[][..],
+            "16384 of the slot's 32768 bytes",
+        ),
+        ("weight_grad", "tokens_8192", &[], "rows are 256 bytes"),
+        (
+            "matmul_descriptor",
+            "square_8192",
+            &[],
+            "made inside a loop",
+        ),
+        (
+            "matmul",
+            "square_8192",
+            &["--mma-depth", "1"],
+            "not measured with --mma-depth",
+        ),
+    ] {
+        let path = format!("triton-examples/kernels/{kernel}.py");
+        let (cuda, stderr) = explain_emit("cuda", &[&path, "--case", case], flags);
+        let line = line_with(&stderr, "mixed copies:");
+        assert!(line.contains("not by default ("), "{kernel}: {line}");
+        assert!(line.contains(why), "{kernel}: {line}");
+        assert!(
+            line.contains("--mixed-copies asks for them"),
+            "{kernel}: {line}"
+        );
+        assert!(!cuda.contains("tw_cp_async16("), "{kernel}");
+    }
 }
 
 /// A producer copy masked by the K loop's bound: the loop is split at the

@@ -74,7 +74,9 @@
 //!
 //! - [`mixed_copies`]: one tile of a GEMM ring's slot copied by the
 //!   producer's threads (`cp.async`) beside TMA's copies of the others,
-//!   both of the SM's copy paths feeding the ring (`--mixed-copies`).
+//!   both of the SM's copy paths feeding the ring: by default in the
+//!   shape measured faster (`mixed_copies::by_default`), everywhere with
+//!   `--mixed-copies`, nowhere with `--no-mixed-copies`.
 //!
 //! - [`software_pipeline`]: `num_stages` without warp specialization
 //!   (`--no-ws`): the producer's copies fused back into the consumer's
@@ -207,10 +209,13 @@ pub struct PipelineOptions {
     pub epilogue_overlap: bool,
     /// Copy the smallest tile of a GEMM ring's slot with the producer's
     /// threads (`cp.async`) beside TMA's copies of the others, where its
-    /// box lies inside the tensor ([`mixed_copies`], `--mixed-copies`);
-    /// the ring keeps one K step a slot. Off by default. Not with
-    /// clusters, merged or split slots or `--no-tma-loads`.
-    pub mixed_copies: bool,
+    /// box lies inside the tensor ([`mixed_copies`]); the ring keeps one K
+    /// step a slot. `Some(true)` (`--mixed-copies`) wherever a put
+    /// qualifies, `Some(false)` (`--no-mixed-copies`) nowhere; `None`, the
+    /// default, where [`mixed_copies::by_default`] finds the measured
+    /// shape and no flag below asks for a schedule not measured with it.
+    /// Not with clusters, merged or split slots or `--no-tma-loads`.
+    pub mixed_copies: Option<bool>,
     /// Split a producer loop where its copies' masks stop being whole, so
     /// that the steps before copy without a mask
     /// (`tawa_partitioner::copy_split`; run by the driver after the
@@ -248,7 +253,7 @@ impl Default for PipelineOptions {
             cluster_split_k: false,
             stream_k: false,
             epilogue_overlap: false,
-            mixed_copies: false,
+            mixed_copies: None,
             copy_split: true,
             programmatic_launch: None,
         }
@@ -356,9 +361,10 @@ impl std::error::Error for PipelineError {}
 
 /// Runs the pipeliner's passes over warp-specialized `func` in place:
 /// aref depths first (MMA pipelining needs a ring deeper than the groups
-/// it keeps in flight), then slot merging or splitting (of the depths
-/// chosen; the default merges only where no `--slot-split`,
-/// `--mma-depth`, `--tile-pingpong` or `--tma-multicast` was asked for), then
+/// it keeps in flight), then whether mixed copies apply, then slot
+/// merging or splitting (of the depths chosen; the default merges only
+/// where no `--slot-split`, `--mma-depth`, `--tile-pingpong` or
+/// `--tma-multicast` was asked for and mixed copies do not apply), then
 /// MMA pipelining, then coarse pipelining of
 /// the loops MMA pipelining left synchronous. `smem` describes what each
 /// ring slot costs in shared memory; `None` when unknown (no cap).
@@ -379,11 +385,12 @@ pub fn pipeline(
     // them keeps the bytes, except where the default merge rounds a depth
     // up (the model's slot of every ring counted for each step added).
     let depth_in_steps = aref_depth::streaming_depth(func);
+    let mixed = mixed_copies::decide(func, mixed_copies_mode(opts), &mut schedule);
     let merge = match (
         opts.slot_merge,
         opts.slot_split,
         opts.mma_depth,
-        opts.tile_pingpong == Some(true) || opts.tma_multicast || opts.mixed_copies,
+        opts.tile_pingpong == Some(true) || opts.tma_multicast || mixed,
     ) {
         (Some(n), _, _, _) => slot_merge::Merge::Asked(n),
         // Asked for split slots, groups in flight, ping-pong tiles, CTA
@@ -435,7 +442,7 @@ pub fn pipeline(
     if opts.tma_multicast {
         tma_multicast::tma_multicast(func, &mut schedule);
     }
-    mixed_copies::mixed_copies(func, opts.mixed_copies, &mut schedule);
+    mixed_copies::mixed_copies(func, mixed, &mut schedule);
     // After occupancy, which sets the consumer's registers the deferred
     // store must fit beside the next accumulator.
     epilogue_overlap::epilogue_overlap(func, opts.epilogue_overlap, &mut schedule);
@@ -522,6 +529,30 @@ pub fn pipeline_without_ws(
     };
     mma_pipeline::pipeline_mmas(func, how, &[], &mut schedule);
     Ok(Pipelined::Yes(schedule))
+}
+
+/// How `opts` ask for mixed copies: by default, unless a flag asks for a
+/// schedule they were not measured with.
+fn mixed_copies_mode(opts: &PipelineOptions) -> mixed_copies::MixedCopies {
+    use mixed_copies::MixedCopies;
+    match opts.mixed_copies {
+        Some(true) => MixedCopies::Asked,
+        Some(false) => MixedCopies::Off,
+        None => MixedCopies::Default {
+            excluded_by: [
+                (opts.mma_depth.is_some(), "--mma-depth"),
+                (opts.slot_merge.is_some(), "--slot-merge"),
+                (opts.slot_split.is_some(), "--slot-split"),
+                (opts.tile_pingpong == Some(true), "--tile-pingpong"),
+                (opts.tma_multicast, "--tma-multicast"),
+                (opts.cluster_split_k, "--cluster-split-k"),
+                (opts.stream_k, "--stream-k"),
+                (opts.epilogue_overlap, "--epilogue-overlap"),
+            ]
+            .into_iter()
+            .find_map(|(asked, flag)| asked.then_some(flag)),
+        },
+    }
 }
 
 /// Says what each partition runs with (warps, `setmaxnreg` budget).

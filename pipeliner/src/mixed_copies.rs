@@ -1,7 +1,9 @@
 //! `mixed_copies`: in a GEMM ring's slot, one tile copied by the
 //! producer's threads beside TMA's copies of the others, so that both of
 //! the SM's copy paths — its load/store units and its TMA unit — feed the
-//! ring (`--mixed-copies`, off by default).
+//! ring. On by default where [`by_default`] finds the shape it was
+//! measured faster on; `--mixed-copies` asks for it wherever a put
+//! qualifies, `--no-mixed-copies` for none.
 //!
 //! The pass only decides: it sets [`FuncAttrs::mixed_copies`] when some
 //! `aref.put` of the producer (one warpgroup) writes two or more TMA
@@ -24,12 +26,129 @@
 //! (`bench/RESULTS.md`, twenty-second session, where CUDA patched to this
 //! form was measured first).
 //!
+//! Not everywhere: of the 22 same-source GEMM kernels the twenty-third
+//! session timed both ways (two rounds, the second in the reverse order),
+//! the 128x256x64 kernels whose A rows are 128 bytes and whose
+//! descriptors are made once, before any loop, ran level to 3% faster; a
+//! 128x128 slot (the thread-copied tile half of it) 3-4% slower in the
+//! GEMM with a row reduction and the subtiled epilogue (1-2% faster in
+//! split-K, which the default leaves out with them), a tile of 256-byte
+//! rows (weight_grad's transposed x, swap-AB's 16-row X) 0-2% slower,
+//! and kernels whose descriptors are the host's or made
+//! inside the tile loop 0.3-14% slower, for a reason not yet found: the
+//! producer loop of tutorial 09's host-descriptor kernel is that of its
+//! device-descriptor one (1% faster with mixed copies) but for where the
+//! base and stride come from.
+//! [`by_default`] keeps to the measured shape.
+//!
 //! [`FuncAttrs::mixed_copies`]: tawa_ir::FuncAttrs::mixed_copies
 //! [`Function::thread_copied`]: tawa_ir::Function::thread_copied
 
 use tawa_ir::{Function, Op, OpKind, MIXED_COPY_THREADS};
 
 use crate::Schedule;
+
+/// How the pipeline options ask for mixed copies.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum MixedCopies {
+    /// `--no-mixed-copies`.
+    Off,
+    /// The default: where [`by_default`] allows, unless the schedule flag
+    /// named (`--mma-depth`, `--slot-merge`, ...) asks for a schedule the
+    /// measurements did not cover.
+    Default { excluded_by: Option<&'static str> },
+    /// `--mixed-copies`: wherever a put qualifies.
+    Asked,
+}
+
+/// Whether `func` gets mixed copies, decided before the ring's slots are
+/// merged (mixed copies keep one K step a slot); a note in `schedule`
+/// where the default declines a kernel that has a qualifying put.
+pub fn decide(func: &Function, mode: MixedCopies, schedule: &mut Schedule) -> bool {
+    let excluded_by = match mode {
+        MixedCopies::Off => return false,
+        MixedCopies::Asked => return true,
+        MixedCopies::Default { excluded_by } => excluded_by,
+    };
+    let Some(&(put, _)) = qualifying_puts(func).first() else {
+        return false;
+    };
+    let why = match (excluded_by, by_default(func)) {
+        (Some(flag), _) => format!("not measured with {flag}"),
+        (None, Ok(())) => return true,
+        (None, Err(why)) => why,
+    };
+    schedule.note(
+        func.ops[put].loc,
+        format!("mixed copies: not by default ({why}; --mixed-copies asks for them)"),
+    );
+    false
+}
+
+/// The shape mixed copies were measured faster on, required of every
+/// qualifying put for the default: the thread-copied tile's rows are 128
+/// bytes (eight threads a row, a warp four whole lines), it is at most a
+/// third of the slot, and its descriptor is made by the kernel (from a
+/// pointer tile or `tl.make_tensor_descriptor`, not passed by the host:
+/// all its fields parameters) outside every loop around the put. The
+/// module comment has the measurements; `Err` says which condition a put
+/// misses.
+pub fn by_default(func: &Function) -> Result<(), String> {
+    let puts = qualifying_puts(func);
+    if puts.is_empty() {
+        return Err("no put qualifies".into());
+    }
+    for (put, j) in puts {
+        let bytes = |v| {
+            let ty = func.ty(v);
+            ty.shape().iter().map(|&d| u64::from(d)).product::<u64>()
+                * u64::from(ty.scalar_type().map_or(0, |s| s.byte_size()))
+        };
+        let values = func.put_values(put);
+        let tile = values[j];
+        let ty = func.ty(tile);
+        let row = ty.shape().last().map_or(0, |&c| u64::from(c))
+            * u64::from(ty.scalar_type().map_or(0, |s| s.byte_size()));
+        if row != 128 {
+            return Err(format!(
+                "its tile's rows are {row} bytes, measured faster at 128"
+            ));
+        }
+        let slot: u64 = values.iter().map(|&v| bytes(v)).sum();
+        if 3 * bytes(tile) > slot {
+            return Err(format!(
+                "its tile is {} of the slot's {slot} bytes, measured faster at a third",
+                bytes(tile)
+            ));
+        }
+        let desc = func
+            .def_op(tile)
+            .and_then(|load| func.def_op(func.ops[load].operands[0]));
+        let Some(desc) = desc else {
+            return Err("its descriptor is not made in the kernel".into());
+        };
+        if inside_a_loop(func, desc) {
+            return Err("its descriptor is made inside a loop, measured slower".into());
+        }
+        let param = |v| func.params.iter().any(|p| p.value == v);
+        if func.ops[desc].operands.iter().all(|&v| param(v)) {
+            return Err("its descriptor is the host's, measured slower".into());
+        }
+    }
+    Ok(())
+}
+
+/// Whether `op` lies in the body of a `for` (at any depth).
+fn inside_a_loop(func: &Function, op: Op) -> bool {
+    let mut at = op;
+    while let Some(parent) = func.block_of(at).and_then(|b| func.blocks[b].parent) {
+        if matches!(func.ops[parent].kind, OpKind::For(_)) {
+            return true;
+        }
+        at = parent;
+    }
+    false
+}
 
 /// Sets `func`'s mixed copies when `asked` and some put qualifies, with
 /// the decision (or why none) in `schedule`.

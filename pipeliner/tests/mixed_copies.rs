@@ -9,7 +9,7 @@
 mod common;
 
 use tawa_ir::OpKind;
-use tawa_pipeliner::mixed_copies::mixed_copies;
+use tawa_pipeliner::mixed_copies::{by_default, decide, mixed_copies, MixedCopies};
 use tawa_pipeliner::Schedule;
 
 #[test]
@@ -28,6 +28,8 @@ fn which_tile_the_threads_copy() {
     for (name, copied) in [
         ("matmul_128x256_persistent", Some(0)),
         ("gemm_row_reduce", Some(0)),
+        ("host_descriptors", Some(0)),
+        ("descriptors_per_tile", Some(0)),
         ("attention_refused", None),
     ] {
         let (_, mut func) = common::input("mixed_copies", name);
@@ -43,5 +45,66 @@ fn which_tile_the_threads_copy() {
         });
         assert_eq!(func.attrs.mixed_copies, copied.is_some(), "{name}");
         assert_eq!(puts.iter().find_map(|&c| c), copied, "{name}: {puts:?}");
+    }
+}
+
+/// The default takes mixed copies only in the shape measured faster: the
+/// 128x256 GEMM's A (128-byte rows, a third of the slot, a descriptor
+/// made before the loops). Not a 128x128 slot's half, not the host's
+/// descriptors, not descriptors made per tile; attention has no put that
+/// qualifies. `--no-mixed-copies` never, `--mixed-copies` wherever a put
+/// qualifies, and a schedule flag the measurements did not cover turns
+/// the default off with a note naming it.
+#[test]
+fn the_default_keeps_to_the_measured_shape() {
+    for (name, default) in [
+        ("matmul_128x256_persistent", Ok(())),
+        ("gemm_row_reduce", Err("a third")),
+        ("host_descriptors", Err("the host's")),
+        ("descriptors_per_tile", Err("inside a loop")),
+        ("attention_refused", Err("no put qualifies")),
+    ] {
+        let (_, func) = common::input("mixed_copies", name);
+        match (by_default(&func), default) {
+            (Ok(()), Ok(())) => {}
+            (Err(why), Err(part)) => assert!(why.contains(part), "{name}: {why}"),
+            (got, want) => panic!("{name}: {got:?}, expected {want:?}"),
+        }
+        let qualifies = name != "attention_refused";
+        for (mode, taken) in [
+            (MixedCopies::Off, false),
+            (MixedCopies::Asked, true),
+            (MixedCopies::Default { excluded_by: None }, default.is_ok()),
+            (
+                MixedCopies::Default {
+                    excluded_by: Some("--mma-depth"),
+                },
+                false,
+            ),
+        ] {
+            let mut schedule = Schedule::default();
+            assert_eq!(
+                decide(&func, mode, &mut schedule),
+                taken,
+                "{name}: {mode:?}"
+            );
+            let noted = schedule
+                .decisions
+                .iter()
+                .any(|d| d.contains("not by default"));
+            let declined = matches!(mode, MixedCopies::Default { .. }) && !taken && qualifies;
+            assert_eq!(
+                noted, declined,
+                "{name}: {mode:?}: {:?}",
+                schedule.decisions
+            );
+            if declined && mode != (MixedCopies::Default { excluded_by: None }) {
+                assert!(
+                    schedule.decisions[0].contains("--mma-depth"),
+                    "{:?}",
+                    schedule.decisions
+                );
+            }
+        }
     }
 }

@@ -6,8 +6,8 @@
 //! compared with the blessed `pipeline/<name>.out`. Options come from the
 //! input's first line, a comment such as
 //! `// pipeline: mma_depth = 2, aref_depth = 3, num_stages = 4,
-//! occupancy = 1, slot_split = 2, slot_merge = 2, smem = 232448/1024/49152` (limit / fixed / per slot
-//! bytes); absent ones
+//! occupancy = 1, slot_split = 2, slot_merge = 2, mixed_copies = false,
+//! smem = 232448/1024/49152` (limit / fixed / per slot bytes); absent ones
 //! take the defaults (no shared-memory model). Bless with
 //! `UPDATE_EXPECT=1 cargo test -p tawa-pipeliner --test pipeline`.
 
@@ -50,6 +50,7 @@ fn header(text: &str) -> Header {
             "occupancy" => h.opts.occupancy = Some(value.parse().unwrap()),
             "slot_split" => h.opts.slot_split = Some(value.parse().unwrap()),
             "slot_merge" => h.opts.slot_merge = Some(value.parse().unwrap()),
+            "mixed_copies" => h.opts.mixed_copies = Some(value.parse().unwrap()),
             "smem" => {
                 let n: Vec<u32> = value.split('/').map(|x| x.parse().unwrap()).collect();
                 h.smem = Some(SmemModel {
