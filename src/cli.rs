@@ -370,9 +370,9 @@ pub struct PipelineFlags {
     /// allows. By default only in the shape measured faster on the H200
     /// (a 128-byte-row tile, a third of the slot, of a descriptor made
     /// before any loop: matmul.py's 128x256x64 kernel 1.02-1.03x Triton
-    /// against 0.98-1.01x with TMA alone); elsewhere it measured up to 14%
-    /// slower in most kernels. `--explain` says which tile the threads
-    /// copy, or why none.
+    /// against 0.98-1.01x with TMA alone); in most other kernels it
+    /// measured slower, by up to 14%. `--explain` says which tile the
+    /// threads copy, or why none.
     #[arg(long, conflicts_with_all = ["tma_multicast", "cluster_split_k", "slot_merge", "slot_split", "no_tma_loads", "no_mixed_copies"])]
     pub mixed_copies: bool,
 

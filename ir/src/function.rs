@@ -608,9 +608,7 @@ impl Function {
             if !matches!(data.kind, OpKind::DescLoad) || data.operands.len() != 3 {
                 return None;
             }
-            let ty = self.ty(v);
-            let bytes = ty.shape().iter().map(|&d| u64::from(d)).product::<u64>()
-                * u64::from(ty.scalar_type().map_or(0, |s| s.byte_size()));
+            let bytes = self.ty(v).data_bytes().unwrap_or(0);
             if best.is_none_or(|(_, b)| bytes < b) {
                 best = Some((j, bytes));
             }

@@ -99,11 +99,7 @@ pub fn by_default(func: &Function) -> Result<(), String> {
         return Err("no put qualifies".into());
     }
     for (put, j) in puts {
-        let bytes = |v| {
-            let ty = func.ty(v);
-            ty.shape().iter().map(|&d| u64::from(d)).product::<u64>()
-                * u64::from(ty.scalar_type().map_or(0, |s| s.byte_size()))
-        };
+        let bytes = |v| func.ty(v).data_bytes().unwrap_or(0);
         let values = func.put_values(put);
         let tile = values[j];
         let ty = func.ty(tile);
