@@ -70,10 +70,11 @@ pub fn decide(func: &Function, mode: MixedCopies, schedule: &mut Schedule) -> bo
         MixedCopies::Asked => return true,
         MixedCopies::Default { excluded_by } => excluded_by,
     };
-    let Some(&(put, _)) = qualifying_puts(func).first() else {
+    let puts = qualifying_puts(func);
+    let Some(&(put, _)) = puts.first() else {
         return false;
     };
-    let why = match (excluded_by, by_default(func)) {
+    let why = match (excluded_by, measured_shape(func, &puts)) {
         (Some(flag), _) => format!("not measured with {flag}"),
         (None, Ok(())) => return true,
         (None, Err(why)) => why,
@@ -98,7 +99,12 @@ pub fn by_default(func: &Function) -> Result<(), String> {
     if puts.is_empty() {
         return Err("no put qualifies".into());
     }
-    for (put, j) in puts {
+    measured_shape(func, &puts)
+}
+
+/// [`by_default`]'s conditions on `puts` (each with its tile's index).
+fn measured_shape(func: &Function, puts: &[(Op, usize)]) -> Result<(), String> {
+    for &(put, j) in puts {
         let bytes = |v| func.ty(v).data_bytes().unwrap_or(0);
         let values = func.put_values(put);
         let tile = values[j];
