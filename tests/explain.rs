@@ -686,6 +686,42 @@ fn mixed_copies_stay_off_by_default_where_they_measured_slower() {
     }
 }
 
+/// The host's descriptors get mixed copies by default too, here in a
+/// kernel of one tile a program (its descriptors' ops land in the tile
+/// loop the compiler makes). Their row stride is a 64-bit parameter: the
+/// threads copy where it fits in 32 bits, offset their rows by that
+/// 32-bit value and step between their rows by the stride as given (the
+/// form measured fastest; the backend's comment has why).
+#[test]
+fn mixed_copies_address_host_descriptor_rows_by_a_32_bit_stride() {
+    let kernel = "triton-examples/kernels/matmul_tma_host.py";
+    let (cuda, stderr) = explain_emit("cuda", &[kernel, "--case", "square_8192"], &[]);
+    assert!(
+        line_with(&stderr, "mixed copies:").contains("the producer's threads copy %a"),
+        "{stderr}"
+    );
+    let line = |what: &str| {
+        cuda.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no `{what}` in\n{cuda}"))
+    };
+    let inside = line("const bool inside");
+    assert!(
+        inside.ends_with("&& (long long)(int)(a_desc_stride0_) == (long long)(a_desc_stride0_);"),
+        "{inside}"
+    );
+    let src = line("const tw_f16* src");
+    assert!(
+        src.contains("+ tid / 8) * (long long)(int)(a_desc_stride0_) +"),
+        "{src}"
+    );
+    let copy = line("tw_cp_async16(tw_smem_u32");
+    assert!(
+        copy.ends_with("* (long long)(a_desc_stride0_), 16u);"),
+        "{copy}"
+    );
+}
+
 /// A producer copy masked by the K loop's bound: the loop is split at the
 /// first step whose mask is not whole, the steps before copying without
 /// it (two loops in the producer); `--no-copy-split` keeps one.

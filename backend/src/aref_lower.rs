@@ -867,9 +867,11 @@ impl Emitter<'_> {
         ));
         // In elements: the box's rows and columns within the extents, its
         // first column on a 16-byte boundary (the base and the row stride
-        // are, as TMA requires).
+        // are, as TMA requires), and the row stride within 32 bits, so that
+        // the threads address rows by a 32-bit stride (`stride32`).
+        let stride32 = format!("(long long)(int)({stride})");
         self.line(format!(
-            "const bool {inside} = (long long)({row0}) >= 0 && (long long)({row0}) + {} <= (long long)({rows}) && (long long)({col0}) >= 0 && (long long)({col0}) + {} <= (long long)({cols}) && (long long)({col0}) % {per_chunk} == 0;",
+            "const bool {inside} = (long long)({row0}) >= 0 && (long long)({row0}) + {} <= (long long)({rows}) && (long long)({col0}) >= 0 && (long long)({col0}) + {} <= (long long)({cols}) && (long long)({col0}) % {per_chunk} == 0 && {stride32} == (long long)({stride});",
             shape[0], shape[1]
         ));
         let full = format!("tw_smem_u32 + {} + 8 * {s}", ring.full);
@@ -894,9 +896,22 @@ impl Emitter<'_> {
         self.line(format!("if ({inside}) {{"));
         self.indent += 1;
         // Chunk q = tid + threads * i: row q / chunks_per_row, chunk
-        // q % chunks_per_row, so that a warp's lanes read whole rows.
+        // q % chunks_per_row, so that a warp's lanes read whole rows. The
+        // rows' offset multiplies by the stride's 32-bit value
+        // (`stride32`, which `inside` checks), the step between a thread's
+        // rows by the stride as given; both are measured choices (H200,
+        // `bench/RESULTS.md`, twenty-fourth session). With a host
+        // descriptor's 64-bit stride in both, NVRTC recomputed the rows'
+        // 64-bit offsets every K step, and tutorial 09's TMA-persistent
+        // kernel ran 5% slower than with them hoisted, its L2 reading
+        // 70% more sectors for the same loads (ncu; why it counts more is
+        // not known). With the 32-bit value in both, kernels whose stride
+        // is an int widened (linear, GEGLU, split-K) stepped from a 32-bit
+        // register with `IMAD.WIDE` and ran 11-24% slower. As written,
+        // those kernels' SASS is what it was, and tutorial 09's hoists its
+        // offsets: 1.01x Triton, against 1.00x with TMA alone.
         self.line(format!(
-            "const {cty}* src = ({cty}*)({base}) + ((long long)({row0}) + tid / {chunks_per_row}) * (long long)({stride}) + (long long)({col0}) + (tid % {chunks_per_row}) * {per_chunk};"
+            "const {cty}* src = ({cty}*)({base}) + ((long long)({row0}) + tid / {chunks_per_row}) * {stride32} + (long long)({col0}) + (tid % {chunks_per_row}) * {per_chunk};"
         ));
         self.line("#pragma unroll");
         self.line(format!("for (int i = 0; i < {}; ++i) {{", chunks / threads));
