@@ -809,12 +809,12 @@ impl Emitter<'_> {
     /// A put under mixed copies ([`tawa_ir::FuncAttrs::mixed_copies`]):
     /// the tile `mixed` (its `desc_load` op, layout, slot address, bytes
     /// and the TMA copies that would write it) is copied by every thread
-    /// of the partition where its box lies inside the tensor, 16 bytes a
-    /// `cp.async` into the slot's swizzled layout, each thread then
-    /// arriving on `full[s]` when its copies land
-    /// (`cp.async.mbarrier.arrive.noinc`); where the box reaches past an
-    /// edge (a ragged last tile or K step) thread 0 copies it with TMA,
-    /// which zero-fills, and the threads arrive at once. The other tiles
+    /// of the partition where its box lies inside the tensor (and the row
+    /// stride fits in 32 bits), 16 bytes a `cp.async` into the slot's
+    /// swizzled layout, each thread then arriving on `full[s]` when its
+    /// copies land (`cp.async.mbarrier.arrive.noinc`); where the box
+    /// reaches past an edge (a ragged last tile or K step) thread 0 copies
+    /// it with TMA, which zero-fills, and the threads arrive at once. The other tiles
     /// (`tma`: their bytes and copies) are TMA copies as in any put. Every
     /// thread waits on `empty[s]`; the test is the same in all of them.
     fn mixed_put(

@@ -53,9 +53,10 @@ fn which_tile_the_threads_copy() {
 /// 128x256 GEMM's A (128-byte rows, a third of the slot, a descriptor
 /// made before the loops, or the host's wherever its op sits). Not a
 /// 128x128 slot's half, not descriptors the kernel makes per tile;
-/// attention has no put that qualifies. `--no-mixed-copies` never, `--mixed-copies` wherever a put
-/// qualifies, and a schedule flag the measurements did not cover turns
-/// the default off with a note naming it.
+/// attention has no put that qualifies. `--no-mixed-copies` never,
+/// `--mixed-copies` wherever a put qualifies, and a schedule flag the
+/// measurements did not cover turns the default off with a note naming
+/// it.
 #[test]
 fn the_default_keeps_to_the_measured_shape() {
     for (name, default) in [
