@@ -94,10 +94,10 @@ pub fn decide(func: &Function, mode: MixedCopies, schedule: &mut Schedule) -> bo
 /// qualifying put for the default: the thread-copied tile's rows are 128
 /// bytes (eight threads a row, a warp four whole lines), it is at most a
 /// third of the slot, and its descriptor is the host's (all its fields
-/// parameters) or made by the kernel (from a pointer tile or
-/// `tl.make_tensor_descriptor`) outside every loop around the put. The
-/// module comment has the measurements; `Err` says which condition a put
-/// misses.
+/// parameters, wherever its op sits) or one the kernel makes (from a
+/// pointer tile or `tl.make_tensor_descriptor`) outside every loop around
+/// the put. The module comment has the measurements; `Err` says which
+/// condition a put misses.
 pub fn by_default(func: &Function) -> Result<(), String> {
     let puts = qualifying_puts(func);
     if puts.is_empty() {
