@@ -700,22 +700,17 @@ fn mixed_copies_address_host_descriptor_rows_by_a_32_bit_stride() {
         line_with(&stderr, "mixed copies:").contains("the producer's threads copy %a"),
         "{stderr}"
     );
-    let line = |what: &str| {
-        cuda.lines()
-            .find(|l| l.contains(what))
-            .unwrap_or_else(|| panic!("no `{what}` in\n{cuda}"))
-    };
-    let inside = line("const bool inside");
+    let inside = line_with(&cuda, "const bool inside");
     assert!(
         inside.ends_with("&& (long long)(int)(a_desc_stride0_) == (long long)(a_desc_stride0_);"),
         "{inside}"
     );
-    let src = line("const tw_f16* src");
+    let src = line_with(&cuda, "const tw_f16* src");
     assert!(
         src.contains("+ tid / 8) * (long long)(int)(a_desc_stride0_) +"),
         "{src}"
     );
-    let copy = line("tw_cp_async16(tw_smem_u32");
+    let copy = line_with(&cuda, "tw_cp_async16(tw_smem_u32");
     assert!(
         copy.ends_with("* (long long)(a_desc_stride0_), 16u);"),
         "{copy}"
