@@ -42,6 +42,10 @@ TMA's copies of the others where its box lies inside the tensor; by
 default only in the measured shape, A of the 128x256x64 GEMMs) or
 nowhere (`--no-mixed-copies`, the baseline of the default's; both the
 defaults where no put has two TMA tiles, `--explain` says which);
+and every TMA copy at L2's normal priority (`--no-read-once`: the
+baseline of the default's evict-first copies where the launch reads a
+copy's elements once, the swap-AB decode's weight; the defaults
+elsewhere, `--explain` says which copies are marked);
 and the producer's masked copies in one loop (`--no-copy-split`: the
 baseline of the default's split at the first step whose mask is not
 whole; the defaults where no producer copy is masked);
@@ -107,6 +111,7 @@ POINTS = [
     ("ws-epilogue-overlap", "ws, epilogue overlap", ["--epilogue-overlap"]),
     ("ws-all-resident", "ws, all resident programs", ["TAWA_WAVE_BALANCE=0"]),
     ("ws-l2-promotion-128", "ws, 128-byte L2 promotion", ["TAWA_DISABLE=wide-l2-promotion"]),
+    ("ws-no-read-once", "ws, no evict-first for read-once copies", ["--no-read-once"]),
     ("ws-no-tma-loads", "ws, producer copies, no TMA loads", ["--no-tma-loads"]),
     ("ws-small-stores-tma", "ws, small tiles TMA-stored too", ["--small-store-bytes", "0"]),
 ]

@@ -276,6 +276,17 @@ pub struct PipelineFlags {
     #[arg(long)]
     pub no_tma_loads: bool,
 
+    /// Leave every TMA copy at the L2 cache's normal eviction policy. By
+    /// default a copy in a loop whose elements the launch reads once (its
+    /// coordinates move with every iteration and with each program id
+    /// along which the grid has more than one program: the decode's
+    /// weight, read by one row of programs) asks L2 to evict its lines
+    /// first, so that the stream does not push out what is there.
+    /// `--explain` names the copies it marks; this is the ablation
+    /// baseline.
+    #[arg(long)]
+    pub no_read_once: bool,
+
     /// Run a persistent warp-specialized kernel in thread-block clusters
     /// of 2 CTAs whose tiles share an operand (a GEMM's consecutive tiles
     /// share B's columns): each CTA copies half of the shared box and
@@ -427,6 +438,7 @@ impl PipelineFlags {
             small_store_bytes: self.small_store_bytes,
             per_tile_copies: !self.no_per_tile_copies,
             tma_loads: !self.no_tma_loads,
+            read_once: !self.no_read_once,
             tma_multicast: self.tma_multicast,
             occupancy: self.occupancy,
             slot_split: self.slot_split,
@@ -721,7 +733,7 @@ mod tests {
         let opts = parse_pipeline_flags(
             "--no-ws --no-coarse-pipeline --no-pingpong --tile-pingpong --no-tma-store \
              --no-per-tile-copies --no-tma-loads --tma-multicast --occupancy=1 --slot-split 1 \
-             --small-store-bytes 0 --no-pdl",
+             --small-store-bytes 0 --no-pdl --no-read-once",
         )
         .unwrap();
         assert_eq!(
@@ -739,6 +751,7 @@ mod tests {
                 small_store_bytes: 0,
                 per_tile_copies: false,
                 tma_loads: false,
+                read_once: false,
                 tma_multicast: true,
                 occupancy: Some(1),
                 slot_split: Some(1),

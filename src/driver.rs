@@ -463,8 +463,8 @@ fn warp_specialize_with(
     let mut tiled = None;
     if opts.persistent {
         let mut made = func.clone();
-        match tawa_pipeliner::persistent::make_persistent(&mut made) {
-            Ok(walk) => {
+        match tawa_pipeliner::persistent::make_persistent_tiles(&mut made) {
+            Ok((walk, tiles)) => {
                 check_pass("persistent", &made)?;
                 use tawa_pipeliner::persistent::{Walk, BAND};
                 let order = match walk {
@@ -492,7 +492,13 @@ fn warp_specialize_with(
                     }
                     _ => "tiles (parameter `tw_grid_x`)".to_string(),
                 };
-                let split = split_or_why(&made, SplitOptions::of(opts))?;
+                let split = split_or_why(
+                    &made,
+                    SplitOptions {
+                        tiles: Some(tiles),
+                        ..SplitOptions::of(opts)
+                    },
+                )?;
                 persistence = Some(match &split {
                     Ok(_) => format!(
                         "kernel: persistent: one program per SM walks the grid's {params}, the \
@@ -779,6 +785,9 @@ struct SplitOptions {
     per_tile_copies: bool,
     producer_copies: bool,
     tma_loads: bool,
+    read_once: bool,
+    /// What the persistent pass left, for a kernel it made persistent.
+    tiles: Option<tawa_ir::TileIds>,
 }
 
 impl SplitOptions {
@@ -791,6 +800,8 @@ impl SplitOptions {
             per_tile_copies: opts.per_tile_copies,
             producer_copies: true,
             tma_loads: opts.tma_loads,
+            read_once: opts.read_once,
+            tiles: None,
         }
     }
 }
@@ -834,6 +845,8 @@ fn split_or_why(
         per_tile_copies,
         producer_copies,
         tma_loads,
+        read_once,
+        tiles,
     } = split;
     let axis = tawa_ir::axis_info::analyze(func);
     let plan = tma_plan(func, &axis, tma_loads);
@@ -857,6 +870,14 @@ fn split_or_why(
     // loop-carried values that only advanced them, are dead now.
     tawa_ir::eliminate_dead_code(&mut lowered);
     check_pass("dce", &lowered)?;
+    let mut store_notes = store_notes;
+    if read_once {
+        store_notes.extend(tawa_partitioner::read_once::mark_read_once(
+            &mut lowered,
+            tiles.as_ref(),
+        ));
+        check_pass("read_once", &lowered)?;
+    }
     // The partitioner moves the copies `tma_lower` wrote, whose
     // descriptors the backend can give to the host, and the loads of
     // descriptors the kernel makes from values it loads, whose tensor maps
@@ -1153,7 +1174,7 @@ fn tile_loads(func: &Function) -> usize {
         n += usize::from(
             matches!(
                 data.kind,
-                tawa_ir::OpKind::Load { .. } | tawa_ir::OpKind::DescLoad
+                tawa_ir::OpKind::Load { .. } | tawa_ir::OpKind::DescLoad { .. }
             ) && data
                 .results
                 .first()

@@ -812,3 +812,62 @@ fn a_kernel_calling_gdc_wait_is_a_programmatic_dependent() {
     );
     assert!(!cuda.contains("griddepcontrol"), "{cuda}");
 }
+
+/// The decode's weight is read once by its launch (one row of programs):
+/// `read_once` marks its copies, and the producer is emitted twice: where
+/// the launch's grid has one program along y (the persistent kernel's
+/// `tw_grid_y`) or along x, its copies ask L2 to evict first where their
+/// own mark's test holds (the weight's along y, A's, which every program
+/// reads, along x); otherwise the plain copies, as with `--no-read-once`.
+#[test]
+fn copies_the_launch_reads_once_ask_l2_to_evict_first() {
+    let kernel = "triton-examples/kernels/matmul_swap_ab.py";
+    let args = [kernel, "--case", "decode_16x8192x8192"];
+    let (cuda, stderr) = explain_emit("cuda", &args, &[]);
+    assert!(
+        line_with(&stderr, "matmul_swap_ab.py:38:13: read once")
+            .contains("where its grid has one program along y (the program id"),
+        "{stderr}"
+    );
+    assert!(
+        line_with(&stderr, "matmul_swap_ab.py:36:13: read once").contains("along x ("),
+        "{stderr}"
+    );
+    let producer = cuda
+        .split("// partition producer")
+        .nth(1)
+        .and_then(|p| p.split("// partition consumer").next())
+        .expect("a producer partition");
+    let (hinted, plain) = producer
+        .split_once("\n    } else {\n")
+        .expect("the producer's two versions");
+    assert!(
+        hinted.contains("\n    if (tw_grid_x_ == 1 || tw_grid_y_ == 1) {\n"),
+        "{hinted}"
+    );
+    let copies = |text: &str, map: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains(map))
+            .map(|l| l.trim().to_string())
+            .collect()
+    };
+    let b = copies(hinted, "&tw_tmap1,");
+    assert_eq!(b.len(), 2, "{hinted}");
+    for copy in &b {
+        assert!(copy.starts_with("tw_tma_2d_once("), "{copy}");
+        assert!(copy.ends_with(", tw_grid_y_ == 1);"), "{copy}");
+    }
+    for copy in copies(hinted, "&tw_tmap0,") {
+        assert!(copy.ends_with(", tw_grid_x_ == 1);"), "{copy}");
+    }
+    for copy in copies(plain, "&tw_tmap")
+        .iter()
+        .filter(|l| l.starts_with("tw_tma"))
+    {
+        assert!(copy.starts_with("tw_tma_2d("), "{copy}");
+    }
+    assert!(cuda.contains("createpolicy.fractional.L2::evict_first.b64"));
+    let (without, stderr) = explain_emit("cuda", &args, &["--no-read-once"]);
+    assert!(!stderr.contains("read once"), "{stderr}");
+    assert!(!without.contains("_once("), "{without}");
+}

@@ -240,8 +240,8 @@ fn check_loaded(ex: &triton_examples::Example, driver_specializes: &[&str]) {
                     // The producer issues descriptor loads, whatever the
                     // kernel wrote, or copies with its threads the tiles
                     // TMA refused (`producer_copy`).
-                    let copies =
-                        count_ops(&ws, |k| matches!(k, OpKind::DescLoad)) + producer_copies(&ws);
+                    let copies = count_ops(&ws, |k| matches!(k, OpKind::DescLoad { .. }))
+                        + producer_copies(&ws);
                     assert!(copies > 0, "{how}: no desc_load and no producer copy");
                 }
                 if let Pipeline::Driver = pipeline {
@@ -1135,7 +1135,7 @@ fn no_tma_loads() {
                 ..PipelineOptions::default()
             };
             let ws = specialize(&what, &plain, &opts, &how);
-            let tma_puts = count_ops(&ws.func, |k| matches!(k, OpKind::DescLoad));
+            let tma_puts = count_ops(&ws.func, |k| matches!(k, OpKind::DescLoad { .. }));
             assert_eq!(tma_puts, 0, "{how}: TMA copies left");
             assert!(
                 decided(&ws, "producer copy (cp.async"),

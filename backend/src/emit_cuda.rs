@@ -325,6 +325,12 @@ struct Emitter<'f> {
     /// The L2 promotion of the maps TMA loads read, in bytes
     /// (`CodegenOptions::wide_l2_promotion`).
     load_l2_promotion: u32,
+    /// Ranks of the TMA copies of a `desc_load` the launch reads once,
+    /// issued with an L2 policy where it does ([`aref_lower`]).
+    l2_policy_ranks: std::collections::BTreeSet<usize>,
+    /// Whether the partition being emitted is its version for launches
+    /// that read its marked copies once ([`aref_lower`]).
+    read_once_hints: bool,
     /// Registers per thread of an even split of the register file over
     /// the CTA (what `setmaxnreg` moves partitions away from).
     kernel_regs: u32,
@@ -470,7 +476,7 @@ fn plan_operand_buffers(
         for (i, &v) in data.operands.iter().enumerate() {
             uses.entry(v).or_default().push((op, i));
         }
-        if matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad) {
+        if matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad { .. }) {
             loads.push(op);
         }
     });
@@ -590,6 +596,8 @@ pub fn emit(
         tensor_maps: Vec::new(),
         tensor_map_names: HashMap::new(),
         load_l2_promotion,
+        l2_policy_ranks: Default::default(),
+        read_once_hints: false,
         kernel_regs: 0,
         scratch_misuse: false,
         mma_in_flight: false,
@@ -767,6 +775,9 @@ pub fn emit(
         }
         if device_map_workspace > 0 {
             cuda.push_str(&aref_lower::device_map_prelude(device_map_workspace));
+        }
+        for &rank in &e.l2_policy_ranks {
+            cuda.push_str(&aref_lower::tma_read_once_helper(rank));
         }
         format!("{num_threads}, {occupancy}")
     };
@@ -1438,7 +1449,7 @@ impl<'f> Emitter<'f> {
             OpKind::WarpSpecialize { .. } => self.warp_specialize(op),
             OpKind::DotWait { pending } => self.dot_wait(op, *pending),
             // Issued as a TMA copy by the `aref.put` it feeds.
-            OpKind::DescLoad if self.is_tma_put_operand(data.results[0]) => Ok(()),
+            OpKind::DescLoad { .. } if self.is_tma_put_operand(data.results[0]) => Ok(()),
             // Copied by the producer's threads at the `aref.put` it feeds.
             OpKind::Load { .. } if self.is_copy_put_operand(data.results[0]) => Ok(()),
             // A column-major operand's slot, copied in box order: wgmma
@@ -1531,7 +1542,7 @@ impl<'f> Emitter<'f> {
                 self.reduce(op, None, name)?;
                 return Ok(());
             }
-            OpKind::Dot { .. } | OpKind::DescLoad => {
+            OpKind::Dot { .. } | OpKind::DescLoad { .. } => {
                 return Err(unsupported(
                     data.loc,
                     "internal: tile op with a scalar result",
@@ -1659,7 +1670,7 @@ impl<'f> Emitter<'f> {
                 let idx = remap_c(layout, &shape, &sl, &sshape, |_| false, Some(*axis));
                 self.line(format!("{c} {name}[{regs}];\n#pragma unroll\nfor (int r = 0; r < {regs}; ++r) {name}[r] = {a}[{idx}];"));
             }
-            OpKind::Load { .. } | OpKind::DescLoad => {
+            OpKind::Load { .. } | OpKind::DescLoad { .. } => {
                 if matches!(data.kind, OpKind::Load { .. }) {
                     self.load(op, layout, name)?;
                 } else {

@@ -512,7 +512,7 @@ impl Assigner<'_> {
                     self.set(r, self.map.home[o].clone(), true);
                 }
             }
-            OpKind::DescLoad | OpKind::AtomicCas { .. } => {
+            OpKind::DescLoad { .. } | OpKind::AtomicCas { .. } => {
                 let r = res.unwrap();
                 self.set(r, self.default_for(r), true);
             }

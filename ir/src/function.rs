@@ -79,6 +79,17 @@ pub struct Param {
     pub hints: ParamHints,
 }
 
+/// What the persistent pass leaves in a kernel it made persistent: its
+/// tile loop and, per axis of the source's grid, the value that stands
+/// for that axis's program id inside it (the tile's coordinate; `None`
+/// for an axis the kernel never reads). Passes that reason about which
+/// program reads what (`read_once`) take the program ids from here.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TileIds {
+    pub tile_loop: Op,
+    pub ids: [Option<Value>; 3],
+}
+
 /// Function-level attributes: launch configuration and the constexpr
 /// bindings the function was specialized on (kept for readers and caches).
 #[derive(Clone, PartialEq, Debug)]
@@ -446,7 +457,7 @@ impl Function {
             let reads = matches!(
                 data.kind,
                 OpKind::Load { .. }
-                    | OpKind::DescLoad
+                    | OpKind::DescLoad { .. }
                     | OpKind::AtomicRmw { .. }
                     | OpKind::AtomicCas { .. }
             );
@@ -605,7 +616,7 @@ impl Function {
         for (j, &v) in values.iter().enumerate() {
             let load = self.def_op(v)?;
             let data = &self.ops[load];
-            if !matches!(data.kind, OpKind::DescLoad) || data.operands.len() != 3 {
+            if !matches!(data.kind, OpKind::DescLoad { .. }) || data.operands.len() != 3 {
                 return None;
             }
             let bytes = self.ty(v).data_bytes().unwrap_or(0);

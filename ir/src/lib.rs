@@ -33,8 +33,8 @@ pub mod verifier;
 
 pub use dce::eliminate_dead_code;
 pub use function::{
-    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, Value, ValueData,
-    ValueDef, MIXED_COPY_THREADS,
+    Block, BlockData, FuncAttrs, Function, Module, Op, OpData, Param, ParamHints, TileIds, Value,
+    ValueData, ValueDef, MIXED_COPY_THREADS,
 };
 pub use ops::*;
 pub use parser::{parse_function, parse_module, parse_type, ParseError};

@@ -570,8 +570,13 @@ pub enum OpKind {
     /// result type. Also what a host-side `TensorDescriptor` parameter becomes.
     MakeTensorDesc,
     /// `(desc, offsets x rank: i32) -> tensor`: `desc.load([...])`;
-    /// out-of-bounds elements read zero.
-    DescLoad,
+    /// out-of-bounds elements read zero. `read_once` is a fact the
+    /// `read_once` pass proves, for the backend's L2 policy (`None`: not
+    /// known): no element this op reads is read again by it, in another
+    /// iteration or another program of the launch, provided the grid has
+    /// one program along each listed axis (the axes its coordinates do
+    /// not tell apart; none listed: always).
+    DescLoad { read_once: Option<Vec<Axis>> },
     /// `(desc, value, offsets x rank: i32) -> ()`: `desc.store([...], v)`;
     /// out-of-bounds elements are not written.
     DescStore,
@@ -732,7 +737,7 @@ impl OpKind {
                 | OpKind::Return
                 // A load may fault, and volatile loads must stay.
                 | OpKind::Load { .. }
-                | OpKind::DescLoad
+                | OpKind::DescLoad { .. }
                 // Each create is a distinct ring; the others synchronize.
                 | OpKind::ArefCreate
                 | OpKind::ArefPut

@@ -1142,7 +1142,32 @@ impl<'a> Parser<'a> {
             }
             "advance" => no_sub(self, OpKind::Advance)?,
             "make_tensor_desc" => no_sub(self, OpKind::MakeTensorDesc)?,
-            "desc_load" => no_sub(self, OpKind::DescLoad)?,
+            "desc_load" => {
+                if sub.is_some() {
+                    return Err(unknown(self));
+                }
+                let read_once = match a.take_list(self, "read_once")? {
+                    None => None,
+                    Some(axes) => {
+                        let mut listed = Vec::new();
+                        for i in axes {
+                            listed.push(match i {
+                                0 => Axis::X,
+                                1 => Axis::Y,
+                                2 => Axis::Z,
+                                _ => {
+                                    return Err(self.err_at(
+                                        op_pos,
+                                        format!("'read_once' lists grid axes 0, 1 or 2, found {i}"),
+                                    ))
+                                }
+                            });
+                        }
+                        Some(listed)
+                    }
+                };
+                OpKind::DescLoad { read_once }
+            }
             "desc_store" => no_sub(self, OpKind::DescStore)?,
             "atomic_rmw" => {
                 let op = sub

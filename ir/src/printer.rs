@@ -142,7 +142,7 @@ pub fn op_name(kind: &OpKind) -> String {
         OpKind::MakeBlockPtr { .. } => "make_block_ptr".into(),
         OpKind::Advance => "advance".into(),
         OpKind::MakeTensorDesc => "make_tensor_desc".into(),
-        OpKind::DescLoad => "desc_load".into(),
+        OpKind::DescLoad { .. } => "desc_load".into(),
         OpKind::DescStore => "desc_store".into(),
         OpKind::AtomicRmw { op, .. } => format!("atomic_rmw.{}", op.name()),
         OpKind::AtomicCas { .. } => "atomic_cas".into(),
@@ -733,6 +733,12 @@ fn attrs_of(kind: &OpKind) -> Vec<String> {
             }
         }
         OpKind::DotWait { pending } => a.push(format!("pending = {pending}")),
+        OpKind::DescLoad {
+            read_once: Some(axes),
+        } => {
+            let axes: Vec<u32> = axes.iter().map(|x| x.index() as u32).collect();
+            a.push(format!("read_once = {}", list(&axes)));
+        }
         OpKind::Reduce { axis, .. } => a.push(format!("axis = {axis}")),
         OpKind::Scan { axis, reverse, .. } => {
             a.push(format!("axis = {axis}"));

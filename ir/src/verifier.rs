@@ -1371,7 +1371,7 @@ impl Types<'_> {
                 )?;
                 self.int_scalars(1, 2 * block.len(), "shape or stride")?;
             }
-            OpKind::DescLoad | OpKind::DescStore => {
+            OpKind::DescLoad { .. } | OpKind::DescStore => {
                 let store = matches!(d.kind, OpKind::DescStore);
                 self.results(if store { 0 } else { 1 })?;
                 let Some(p) = d.operands.first().map(|&v| &self.f.values[v].ty) else {

@@ -859,7 +859,11 @@ fn tensor_descriptor_oob() {
     let xd = mk(&mut b, x);
     let od = mk(&mut b, out);
     let (r0, c0) = (b.i32(2), b.i32(4));
-    let v = b.op(OpKind::DescLoad, vec![xd, r0, c0], tt(&[4, 8], I32));
+    let v = b.op(
+        OpKind::DescLoad { read_once: None },
+        vec![xd, r0, c0],
+        tt(&[4, 8], I32),
+    );
     // Store through a second descriptor, and the loaded tile (zeros
     // included) plus 100 to a dense 4x8 buffer.
     b.op0(OpKind::DescStore, vec![od, v, r0, c0]);

@@ -30,6 +30,8 @@
 //!   proven or checked at run time.
 //! - [`copy_split`]: a producer loop split where its copies' masks stop
 //!   being whole, the steps before copying without them.
+//! - [`read_once`]: the TMA copies in a loop whose elements the launch
+//!   reads once, marked for the backend's L2 eviction policy.
 //! - [`tma_store`]: the tile stores the same analysis expresses as a copy
 //!   of the whole tile become `desc_store`s of host-built descriptors,
 //!   which the backend writes back with TMA stores.
@@ -43,6 +45,7 @@ pub use tma_infer::{explain, infer_tma, infer_tma_stores, NotTma, TmaPlan, TmaRe
 pub mod copy_split;
 pub mod partition;
 pub mod producer_copy;
+pub mod read_once;
 pub mod tma_lower;
 pub mod tma_store;
 

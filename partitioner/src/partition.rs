@@ -378,7 +378,10 @@ impl LoopSplit {
         let mut producer_ops = HashSet::new();
         let mut carried = HashSet::new();
         for &op in &block.ops {
-            let is_load = matches!(func.ops[op].kind, OpKind::Load { .. } | OpKind::DescLoad);
+            let is_load = matches!(
+                func.ops[op].kind,
+                OpKind::Load { .. } | OpKind::DescLoad { .. }
+            );
             if !is_load || (plan.recipe(op).is_none() && !copies.contains(&op)) {
                 continue;
             }

@@ -348,7 +348,7 @@ pub fn infer_tma(func: &Function, axis: &AxisInfoMap) -> TmaPlan {
             .results
             .first()
             .is_some_and(|&r| func.ty(r).is_tensor());
-        is_tile && matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad)
+        is_tile && matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad { .. })
     })
 }
 
@@ -656,7 +656,7 @@ impl<'f> Inference<'f> {
                 }
                 g
             }
-            OpKind::DescLoad => {
+            OpKind::DescLoad { .. } => {
                 let geometry = self.descriptor(op)?;
                 let desc_rank = geometry.dims.len();
                 let mut r = self.assemble(op, geometry)?;

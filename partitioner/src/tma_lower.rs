@@ -680,7 +680,13 @@ pub fn load_descriptor(
     for d in &r.dims {
         operands.push(materialize(func, &d.coord, Some(r.op), r.loc, ops)?);
     }
-    let load = func.create_op(OpKind::DescLoad, operands, vec![ty], vec![], r.loc);
+    let load = func.create_op(
+        OpKind::DescLoad { read_once: None },
+        operands,
+        vec![ty],
+        vec![],
+        r.loc,
+    );
     ops.push(load);
     Some(func.ops[load].results[0])
 }
@@ -826,7 +832,7 @@ fn encloses(func: &Function, the_loop: Op, op: Op) -> bool {
 /// `CUtensorMap` encoded at launch.
 pub fn host_descriptor_load(func: &Function, op: Op) -> bool {
     let data = &func.ops[op];
-    matches!(data.kind, OpKind::DescLoad) && host_descriptor(func, data.operands[0])
+    matches!(data.kind, OpKind::DescLoad { .. }) && host_descriptor(func, data.operands[0])
 }
 
 /// Whether every `trans` of a `desc_load` that [`lower_tma_loads`] wrote
@@ -839,7 +845,7 @@ pub fn transposed_copies_in_slots(func: &Function) -> bool {
         let data = &func.ops[op];
         if matches!(data.kind, OpKind::Trans { .. }) {
             if let Some(def) = func.def_op(data.operands[0]) {
-                ok &= !matches!(func.ops[def].kind, OpKind::DescLoad);
+                ok &= !matches!(func.ops[def].kind, OpKind::DescLoad { .. });
             }
         }
     });

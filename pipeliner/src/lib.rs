@@ -180,6 +180,11 @@ pub struct PipelineOptions {
     /// copy them, the path loads TMA refuses take: an ablation of the copy
     /// engine against the load/store units. Descriptor loads stay TMA.
     pub tma_loads: bool,
+    /// Mark the TMA copies in a loop whose elements the launch reads once
+    /// (`tawa_partitioner::read_once`), which then ask L2 to evict their
+    /// lines first (the default). `--no-read-once` leaves every copy at
+    /// L2's normal policy: the ablation baseline.
+    pub read_once: bool,
     /// Run a persistent warp-specialized kernel in clusters of 2 CTAs
     /// that copy each shared box in halves, multicast into both
     /// ([`tma_multicast`]). Off by default (`--tma-multicast` turns it
@@ -246,6 +251,7 @@ impl Default for PipelineOptions {
             small_store_bytes: tawa_ir::SMALL_STORE_BYTES,
             per_tile_copies: true,
             tma_loads: true,
+            read_once: true,
             tma_multicast: false,
             occupancy: None,
             slot_split: None,

@@ -124,7 +124,7 @@ fn walk_by_parameter(func: &mut Function) -> Result<u32, String> {
     }
     let before_writes = ops[..at].iter().any(|&o| {
         let kind = &func.ops[o].kind;
-        !(kind.is_pure() || matches!(kind, OpKind::Load { .. } | OpKind::DescLoad))
+        !(kind.is_pure() || matches!(kind, OpKind::Load { .. } | OpKind::DescLoad { .. }))
     });
     if before_writes {
         return Err("the kernel writes memory before its tile loop".into());

@@ -82,8 +82,8 @@
 use std::collections::HashMap;
 
 use tawa_ir::{
-    Axis, BinaryOp, ConstValue, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, Type,
-    Value,
+    Axis, BinaryOp, ConstValue, Elem, Function, LoopAttrs, OpKind, ParamHints, ScalarType, TileIds,
+    Type, Value,
 };
 
 /// The name of the parameter that receives the grid's x size.
@@ -126,6 +126,12 @@ struct RowSplit {
 /// Makes `func` persistent (see the module docs) and says in which
 /// order it walks the tiles, or says why not.
 pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
+    make_persistent_tiles(func).map(|(walk, _)| walk)
+}
+
+/// [`make_persistent`], with the tile loop and the values standing for
+/// the source's program ids in it.
+pub fn make_persistent_tiles(func: &mut Function) -> Result<(Walk, TileIds), String> {
     if func.attrs.grid_param.is_some() {
         return Err("the kernel is persistent already".into());
     }
@@ -282,16 +288,16 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
         }
     };
     func.append_op(tiles, OpKind::Yield, vec![], vec![], vec![], loc);
-    for pid in pids {
+    for &pid in &pids {
         func.replace_uses(pid, tile_x, &[]);
     }
     if let Some(tile_y) = tile_y {
-        for pid in pids_y {
+        for &pid in &pids_y {
             func.replace_uses(pid, tile_y, &[]);
         }
     }
     if let Some(tile_z) = tile_z {
-        for pid in pids_z {
+        for &pid in &pids_z {
             func.replace_uses(pid, tile_z, &[]);
         }
     }
@@ -327,7 +333,7 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
         (Some(gy), None) => mul(func, grid, gy),
         _ => grid,
     };
-    func.append_op(
+    let tile_loop = func.append_op(
         body,
         OpKind::For(LoopAttrs::default()),
         vec![first, tile_count, stride],
@@ -339,7 +345,13 @@ pub fn make_persistent(func: &mut Function) -> Result<Walk, String> {
     func.attrs.grid_param = Some(GRID_PARAM.into());
     func.attrs.grid_param_y = grid_y.map(|_| GRID_PARAM_Y.into());
     func.attrs.grid_param_z = grid_z.map(|_| GRID_PARAM_Z.into());
-    Ok(walk)
+    let read = |pids: &Vec<Value>, id: Option<Value>| id.filter(|_| !pids.is_empty());
+    let ids = [
+        read(&pids, Some(tile_x)),
+        read(&pids_y, tile_y),
+        read(&pids_z, tile_z),
+    ];
+    Ok((walk, TileIds { tile_loop, ids }))
 }
 
 /// Appends to `block` the tile that the walk's `tile`-th step visits in
@@ -530,13 +542,13 @@ fn reuses_both(func: &Function, axes: &HashMap<Value, u8>) -> bool {
     let mut in_loop = |block: tawa_ir::Block| {
         func.walk_block(block, &mut |op| {
             let data = &func.ops[op];
-            if !matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad) {
+            if !matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad { .. }) {
                 return;
             }
             // The address: a load's pointer, a descriptor load's
             // descriptor and coordinates (not a mask or a fill value).
             let address = match data.kind {
-                OpKind::DescLoad => &data.operands[..],
+                OpKind::DescLoad { .. } => &data.operands[..],
                 _ => &data.operands[..1],
             };
             let m = address

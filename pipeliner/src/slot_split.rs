@@ -205,7 +205,7 @@ pub(crate) fn candidate(func: &Function, ring: Value) -> Result<Candidate, Strin
         let v = func.ops[*put].operands[2 + b];
         let load = func
             .def_op(v)
-            .filter(|&o| matches!(func.ops[o].kind, OpKind::DescLoad))
+            .filter(|&o| matches!(func.ops[o].kind, OpKind::DescLoad { .. }))
             .ok_or("a tile put in the slot is not a descriptor load (a TMA copy)")?;
         if crate::value_uses(func, v).len() != 1 {
             return Err("a copied tile is used besides the put".into());

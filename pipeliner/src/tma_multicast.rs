@@ -320,7 +320,7 @@ fn plan(func: &Function) -> Result<Plan, Refusal> {
         for &v in func.put_values(put) {
             let load = func
                 .def_op(v)
-                .filter(|&l| matches!(func.ops[l].kind, OpKind::DescLoad));
+                .filter(|&l| matches!(func.ops[l].kind, OpKind::DescLoad { .. }));
             let Some(load) = load else {
                 return Err((
                     ploc,

@@ -2687,6 +2687,11 @@ impl Lowerer<'_> {
         let mut operands = vec![desc];
         operands.extend(offsets);
         let ty = Type::tensor(block, Elem::Scalar(elem));
-        Ok(Val::Ir(self.emit1(OpKind::DescLoad, operands, ty, &span)))
+        Ok(Val::Ir(self.emit1(
+            OpKind::DescLoad { read_once: None },
+            operands,
+            ty,
+            &span,
+        )))
     }
 }

@@ -155,7 +155,7 @@ pub(super) fn op_name(kind: &OpKind) -> String {
         OpKind::MakeBlockPtr { .. } => "make_block_ptr",
         OpKind::Advance => "advance",
         OpKind::MakeTensorDesc => "make_tensor_desc",
-        OpKind::DescLoad => "desc_load",
+        OpKind::DescLoad { .. } => "desc_load",
         OpKind::DescStore => "desc_store",
         OpKind::AtomicRmw { .. } => "atomic_rmw",
         OpKind::AtomicCas { .. } => "atomic_cas",
@@ -288,7 +288,7 @@ impl Interp<'_> {
             data.kind,
             OpKind::Load { .. }
                 | OpKind::Store { .. }
-                | OpKind::DescLoad
+                | OpKind::DescLoad { .. }
                 | OpKind::DescStore
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
@@ -897,7 +897,7 @@ impl Interp<'_> {
                     block: block.clone(),
                 })])
             }
-            OpKind::DescLoad => {
+            OpKind::DescLoad { .. } => {
                 let d = operand(0)?;
                 let RVal::Desc(desc) = &*d else {
                     return Err("desc_load of a non-descriptor".into());

@@ -104,7 +104,7 @@ pub(super) fn find(
             break;
         }
         let data = &func.ops[op];
-        let is_load = matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad);
+        let is_load = matches!(data.kind, OpKind::Load { .. } | OpKind::DescLoad { .. });
         if !is_load || plan.recipe(op).is_none_or(|r| r.device_built) {
             continue;
         }
