@@ -461,6 +461,8 @@ fn warp_specialize_with(
     let mut persistence = None;
     let mut ws = None;
     let mut tiled = None;
+    // What the persistent pass left in `tiled`, for `read_once`.
+    let mut tile_ids = None;
     if opts.persistent {
         let mut made = func.clone();
         match tawa_pipeliner::persistent::make_persistent_tiles(&mut made) {
@@ -511,6 +513,7 @@ fn warp_specialize_with(
                 ws = split.ok();
                 if ws.is_some() {
                     tiled = Some(made);
+                    tile_ids = Some(tiles);
                 }
             }
             Err(why) => {
@@ -603,6 +606,7 @@ fn warp_specialize_with(
     if let Some(with) = short {
         let without_tma_stores = SplitOptions {
             tma_store: false,
+            tiles: tile_ids,
             ..SplitOptions::of(opts)
         };
         if let Ok(Ok((mut plain, _))) = split_or_why(base, without_tma_stores) {

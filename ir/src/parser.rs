@@ -1151,17 +1151,12 @@ impl<'a> Parser<'a> {
                     Some(axes) => {
                         let mut listed = Vec::new();
                         for i in axes {
-                            listed.push(match i {
-                                0 => Axis::X,
-                                1 => Axis::Y,
-                                2 => Axis::Z,
-                                _ => {
-                                    return Err(self.err_at(
-                                        op_pos,
-                                        format!("'read_once' lists grid axes 0, 1 or 2, found {i}"),
-                                    ))
-                                }
-                            });
+                            listed.push(Axis::from_index(i.into()).ok_or_else(|| {
+                                self.err_at(
+                                    op_pos,
+                                    format!("'read_once' lists grid axes 0, 1 or 2, found {i}"),
+                                )
+                            })?);
                         }
                         Some(listed)
                     }

@@ -106,7 +106,7 @@ fn note(axes: &[Axis]) -> String {
     let when = if axes.is_empty() {
         String::new()
     } else {
-        let names: Vec<&str> = axes.iter().map(|&a| axis_name(a)).collect();
+        let names: Vec<&str> = axes.iter().map(|a| a.name()).collect();
         let ids = if axes.len() == 1 { "id" } else { "ids" };
         format!(
             " where its grid has one program along {} (the program {ids} its coordinates do \
@@ -115,14 +115,6 @@ fn note(axes: &[Axis]) -> String {
         )
     };
     format!("read once by the launch{when}: its TMA copies ask L2 to evict the lines first")
-}
-
-fn axis_name(a: Axis) -> &'static str {
-    match a {
-        Axis::X => "x",
-        Axis::Y => "y",
-        Axis::Z => "z",
-    }
 }
 
 /// The pointer parameter descriptor `desc` is made from.
@@ -219,7 +211,7 @@ fn variable(
     let coef = coef.unsigned_abs();
     if let Some(t) = tiles {
         if let Some(axis) = t.ids.iter().position(|&id| id == Some(leaf)) {
-            let axis = [Axis::X, Axis::Y, Axis::Z][axis];
+            let axis = Axis::from_index(axis as i64)?;
             return Some((Variable::Program(axis), coef));
         }
     }
