@@ -685,9 +685,12 @@ impl Emitter<'_> {
     /// launch reads once (`desc_load {read_once}`) is emitted twice: where
     /// the launch's grid is what one of their marks needs, with those
     /// copies asking L2 to evict first; otherwise as without the marks.
-    /// So a launch whose grid shares the operands runs the very code it
-    /// ran before the marks existed: on the H200, copies that carry a
-    /// policy of normal priority instead ran such GEMMs up to 14% slower.
+    /// So a launch whose grid shares the operands runs the copies it ran
+    /// before the marks existed (the same C, beside the other version). The
+    /// first form, a policy on every marked copy (of normal priority where
+    /// the grid shares the operands), ran such GEMMs 13-24% slower on the
+    /// H200; whether the policy or the code around it cost that was not
+    /// measured apart.
     /// Partitions with dots (a fused `--no-ws` kernel) and producers that
     /// build tensor maps on the device are emitted once, without hints.
     fn partition_body(&mut self, region: tawa_ir::Block) -> Res<()> {
@@ -1846,10 +1849,8 @@ static __device__ __forceinline__ void tw_dmap_publish(tw_tmap* m, const unsigne
 /// The copies of a `desc_load` the launch reads once
 /// (`tawa_partitioner::read_once`): where `once` holds (the launch's grid
 /// is what the mark needs), with an L2 policy that evicts the lines
-/// first; otherwise the plain copy of [`tma_nd_helper`]. Not a policy of
-/// normal priority: on the H200 that form (`createpolicy
-/// .L2::evict_normal` on every copy) ran GEMMs whose grids share their
-/// operands 1-14% slower than the plain copy.
+/// first; otherwise the plain copy of [`tma_nd_helper`], not a policy of
+/// normal priority (see `Emitter::partition_body`).
 pub(super) fn tma_read_once_helper(rank: usize) -> String {
     let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
     let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
