@@ -727,9 +727,12 @@ fn software_pipeline_with(
     // kernel as written: `--no-ws` always has the plain kernel to give.
     // The fused partition copies ahead within its loops only: a tile's
     // operand loaded before them stays where the kernel loads it.
+    // Its one partition holds the dots, whose copies the backend issues
+    // without L2 hints: nothing to mark read once.
     let fused = SplitOptions {
         per_tile_copies: false,
         producer_copies: false,
+        read_once: false,
         ..SplitOptions::of(opts)
     };
     let (mut split, stores) = match split_or_why(func, fused) {

@@ -818,7 +818,8 @@ fn a_kernel_calling_gdc_wait_is_a_programmatic_dependent() {
 /// the launch's grid has one program along y (the persistent kernel's
 /// `tw_grid_y`) or along x, its copies ask L2 to evict first where their
 /// own mark's test holds (the weight's along y, A's, which every program
-/// reads, along x); otherwise the plain copies, as with `--no-read-once`.
+/// reads, along x); otherwise the plain copies, as with `--no-read-once`
+/// and `--no-ws`.
 #[test]
 fn copies_the_launch_reads_once_ask_l2_to_evict_first() {
     let kernel = "triton-examples/kernels/matmul_swap_ab.py";
@@ -870,4 +871,9 @@ fn copies_the_launch_reads_once_ask_l2_to_evict_first() {
     let (without, stderr) = explain_emit("cuda", &args, &["--no-read-once"]);
     assert!(!stderr.contains("read once"), "{stderr}");
     assert!(!without.contains("_once("), "{without}");
+    // `--no-ws` fuses the copies into the partition of the dots, which
+    // issues them without hints: nothing is marked.
+    let (fused, stderr) = explain_emit("cuda", &args, &["--no-ws"]);
+    assert!(!stderr.contains("read once"), "{stderr}");
+    assert!(!fused.contains("_once("), "{fused}");
 }
