@@ -25,6 +25,14 @@ fn explain_emit(emit: &str, args: &[&str], flags: &[&str]) -> (String, String) {
     (stdout, stderr)
 }
 
+/// The text of `text` after the first `start` and before the next `end`
+/// (a partition's, from its header to the next one's).
+fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
+    text.split_once(start)
+        .and_then(|(_, rest)| rest.split(end).next())
+        .unwrap_or_else(|| panic!("no {start:?}:\n{text}"))
+}
+
 /// The first line of `stderr` containing `what`.
 fn line_with<'a>(stderr: &'a str, what: &str) -> &'a str {
     stderr
@@ -724,11 +732,7 @@ fn mixed_copies_address_host_descriptor_rows_by_a_32_bit_stride() {
 fn masked_producer_copies_split_their_loop() {
     let kernel = "triton-examples/kernels/matmul.py";
     let producer_loops = |ws_ir: &str| {
-        let producer = ws_ir
-            .split("partition producer")
-            .nth(1)
-            .and_then(|p| p.split("partition consumer").next())
-            .expect("a producer partition");
+        let producer = between(ws_ir, "partition producer", "partition consumer");
         let masked = producer
             .lines()
             .filter(|l| l.contains("{mask, other}"))
@@ -834,11 +838,7 @@ fn copies_the_launch_reads_once_ask_l2_to_evict_first() {
         line_with(&stderr, "matmul_swap_ab.py:36:13: read once").contains("along x ("),
         "{stderr}"
     );
-    let producer = cuda
-        .split("// partition producer")
-        .nth(1)
-        .and_then(|p| p.split("// partition consumer").next())
-        .expect("a producer partition");
+    let producer = between(&cuda, "// partition producer", "// partition consumer");
     let (hinted, plain) = producer
         .split_once("\n    } else {\n")
         .expect("the producer's two versions");

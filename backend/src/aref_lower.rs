@@ -1846,15 +1846,23 @@ static __device__ __forceinline__ void tw_dmap_publish(tw_tmap* m, const unsigne
 }
 "#;
 
+/// A copy helper's `rank` coordinates (innermost first): its C
+/// parameters `int c0, ...`, their PTX operands `%2, ...` (after the
+/// destination and the map) and their asm inputs `"r"(c0), ...`.
+fn coordinate_operands(rank: usize) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let params = (0..rank).map(|i| format!("int c{i}")).collect();
+    let regs = (0..rank).map(|i| format!("%{}", i + 2)).collect();
+    let args = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    (params, regs, args)
+}
+
 /// The copies of a `desc_load` the launch reads once
 /// (`tawa_partitioner::read_once`): where `once` holds (the launch's grid
 /// is what the mark needs), with an L2 policy that evicts the lines
 /// first; otherwise the plain copy of [`tma_nd_helper`], not a policy of
 /// normal priority (see `Emitter::partition_body`).
 pub(super) fn tma_read_once_helper(rank: usize) -> String {
-    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
-    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
-    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    let (params, regs, args) = coordinate_operands(rank);
     format!(
         r#"static __device__ __forceinline__ void tw_tma_{rank}d_once(unsigned dst, const tw_tmap* map, {params}, unsigned bar, bool once) {{
   if (once) {{
@@ -1879,9 +1887,7 @@ pub(super) fn tma_read_once_helper(rank: usize) -> String {
 /// The N-D multicast copies of a kernel of CTA pairs (see
 /// [`tma_nd_helper`]; the 2-D one is in [`CLUSTER_PRELUDE`]).
 pub(super) fn tma_nd_multicast_helper(rank: usize) -> String {
-    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
-    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
-    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    let (params, regs, args) = coordinate_operands(rank);
     format!(
         r#"static __device__ __forceinline__ void tw_tma_{rank}d_multicast(unsigned dst, const tw_tmap* map, {}, unsigned bar, unsigned short mask) {{
   asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {{{}}}], [%{}], %{};"
@@ -1899,9 +1905,7 @@ pub(super) fn tma_nd_multicast_helper(rank: usize) -> String {
 /// The N-D copies (coordinates innermost first) of descriptors with extra
 /// dimensions of box 1, emitted only into kernels that issue them.
 pub(super) fn tma_nd_helper(rank: usize) -> String {
-    let params: Vec<String> = (0..rank).map(|i| format!("int c{i}")).collect();
-    let regs: Vec<String> = (0..rank).map(|i| format!("%{}", i + 2)).collect();
-    let args: Vec<String> = (0..rank).map(|i| format!("\"r\"(c{i})")).collect();
+    let (params, regs, args) = coordinate_operands(rank);
     format!(
         r#"static __device__ __forceinline__ void tw_tma_{rank}d(unsigned dst, const tw_tmap* map, {}, unsigned bar) {{
   asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {{{}}}], [%{}];"
